@@ -1,0 +1,173 @@
+/**
+ * The on-disk ChatRecord line format, compatible with Qwen Code's session logs
+ * (see shared/reference/compat.md section 1). One schema serves the writer, the
+ * reader and anything else that handles records.
+ *
+ * Objects are "loose": unknown fields survive a read/merge so that a Qwen Code
+ * session loads unchanged and nothing we do not understand is dropped.
+ */
+import { z } from 'zod';
+
+export const FunctionCallSchema = z.looseObject({
+  id: z.string().optional(),
+  name: z.string(),
+  args: z.record(z.string(), z.unknown()).optional(),
+});
+export type FunctionCall = z.infer<typeof FunctionCallSchema>;
+
+export const FunctionResponseSchema = z.looseObject({
+  id: z.string().optional(),
+  name: z.string(),
+  response: z.record(z.string(), z.unknown()),
+});
+export type FunctionResponse = z.infer<typeof FunctionResponseSchema>;
+
+export const PartSchema = z.looseObject({
+  text: z.string().optional(),
+  thought: z.boolean().optional(),
+  functionCall: FunctionCallSchema.optional(),
+  functionResponse: FunctionResponseSchema.optional(),
+});
+export type Part = z.infer<typeof PartSchema>;
+
+export const RoleSchema = z.enum(['user', 'model']);
+export type Role = z.infer<typeof RoleSchema>;
+
+export const ContentSchema = z.looseObject({
+  role: RoleSchema,
+  parts: z.array(PartSchema),
+});
+export type Content = z.infer<typeof ContentSchema>;
+
+export const RecordTypeSchema = z.enum(['user', 'assistant', 'tool_result', 'system']);
+export type RecordType = z.infer<typeof RecordTypeSchema>;
+
+export const ProvenanceSchema = z.enum(['real_user', 'assistant_output', 'tool_result', 'system']);
+
+/** Base fields, in the order Qwen Code writes them. */
+const baseShape = {
+  uuid: z.string().min(1),
+  parentUuid: z.string().min(1).nullable(),
+  sessionId: z.string().min(1),
+  timestamp: z.string(),
+  // Older Qwen logs omit some of these; reading tolerates that, our writer always sets them.
+  provenance: z.string().optional(),
+  cwd: z.string().optional(),
+  version: z.string().optional(),
+  gitBranch: z.string().optional(),
+  subtype: z.string().optional(),
+};
+
+export const UserRecordSchema = z.looseObject({
+  ...baseShape,
+  type: z.literal('user'),
+  message: z.looseObject({ role: z.literal('user'), parts: z.array(PartSchema) }),
+  systemPayload: z.looseObject({ displayText: z.string().optional() }).optional(),
+});
+export type UserRecord = z.infer<typeof UserRecordSchema>;
+
+export const AssistantRecordSchema = z.looseObject({
+  ...baseShape,
+  type: z.literal('assistant'),
+  model: z.string().optional(),
+  message: z.looseObject({ role: z.literal('model'), parts: z.array(PartSchema) }),
+  usageMetadata: z.record(z.string(), z.unknown()).optional(),
+});
+export type AssistantRecord = z.infer<typeof AssistantRecordSchema>;
+
+/** Marks a tool_result that mend synthesized to close an interrupted turn. */
+export const SyntheticMarkerSchema = z.looseObject({
+  planId: z.string(),
+  synthetic: z.literal(true),
+});
+export type SyntheticMarker = z.infer<typeof SyntheticMarkerSchema>;
+
+export const ToolCallResultSchema = z.looseObject({
+  callId: z.string(),
+  status: z.string(),
+  resultDisplay: z.unknown().optional(),
+  error: z.unknown().optional(),
+  errorType: z.string().optional(),
+});
+
+export const ToolResultRecordSchema = z.looseObject({
+  ...baseShape,
+  type: z.literal('tool_result'),
+  message: z.looseObject({ role: z.literal('user'), parts: z.array(PartSchema) }),
+  toolCallResult: ToolCallResultSchema.optional(),
+  recovery: SyntheticMarkerSchema.optional(),
+});
+export type ToolResultRecord = z.infer<typeof ToolResultRecordSchema>;
+
+export const SystemRecordSchema = z.looseObject({
+  ...baseShape,
+  type: z.literal('system'),
+  subtype: z.string(),
+  systemPayload: z.unknown().optional(),
+});
+export type SystemRecord = z.infer<typeof SystemRecordSchema>;
+
+export const ChatRecordSchema = z.discriminatedUnion('type', [
+  UserRecordSchema,
+  AssistantRecordSchema,
+  ToolResultRecordSchema,
+  SystemRecordSchema,
+]);
+export type ChatRecord = z.infer<typeof ChatRecordSchema>;
+
+// ---- system payloads that mend interprets -------------------------------------------------
+
+export const ChatCompressionPayloadSchema = z.looseObject({
+  info: z.unknown().optional(),
+  compressedHistory: z.array(ContentSchema),
+  completedToolCallIds: z.array(z.string()).optional(),
+});
+export type ChatCompressionPayload = z.infer<typeof ChatCompressionPayloadSchema>;
+
+export const TurnAbortReasonSchema = z.enum(['sigint', 'sigterm', 'interrupt']);
+export type TurnAbortReason = z.infer<typeof TurnAbortReasonSchema>;
+
+export const TurnAbortedPayloadSchema = z.looseObject({ reason: TurnAbortReasonSchema });
+export type TurnAbortedPayload = z.infer<typeof TurnAbortedPayloadSchema>;
+
+export const RecoveryKindSchema = z.enum(['clean', 'interrupted_prompt', 'interrupted_turn', 'degraded_history']);
+export type SessionRecoveryKind = z.infer<typeof RecoveryKindSchema>;
+
+export const RecoveryRepairSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('synthesized_tool_result'), callId: z.string(), name: z.string() }),
+  z.object({ type: z.literal('dropped_duplicate_tool_result'), callId: z.string(), name: z.string() }),
+  z.object({ type: z.literal('hoisted_tool_result'), callId: z.string(), name: z.string() }),
+  z.object({ type: z.literal('dropped_orphan_tool_result'), callId: z.string(), name: z.string() }),
+  z.object({ type: z.literal('dropped_call_without_id'), name: z.string() }),
+  z.object({ type: z.literal('dropped_duplicate_call'), callId: z.string(), name: z.string() }),
+  z.object({ type: z.literal('history_gap'), childUuid: z.string(), missingParentUuid: z.string() }),
+]);
+export type RecoveryRepair = z.infer<typeof RecoveryRepairSchema>;
+
+/** The design's RecoveryDebugPayload (section 3.5); also the payload of a `recovery` system record. */
+export const RecoveryDebugPayloadSchema = z.looseObject({
+  planId: z.string(),
+  kind: RecoveryKindSchema,
+  repairs: z.array(RecoveryRepairSchema),
+  timestamp: z.string(),
+});
+export type RecoveryDebugPayload = z.infer<typeof RecoveryDebugPayloadSchema>;
+
+export const ParentSessionPayloadSchema = z.looseObject({
+  sourceSessionId: z.string(),
+  sourceLeafUuid: z.string().nullable(),
+});
+
+/** System subtypes that mend itself writes or interprets. */
+export const SystemSubtype = {
+  chatCompression: 'chat_compression',
+  turnAborted: 'turn_aborted',
+  recovery: 'recovery',
+  parentSession: 'parent_session',
+} as const;
+
+/** Records mend writes carry `version: "mend/<semver>"`, which is how `cause` tells our logs from others. */
+export const MEND_VERSION_PREFIX = 'mend/';
+export function isMendVersion(version: string | undefined): boolean {
+  return typeof version === 'string' && version.startsWith(MEND_VERSION_PREFIX);
+}
