@@ -1,0 +1,55 @@
+/**
+ * Connects the engine to the built-in tools and to an approval policy. The
+ * headless CLI has nobody to ask, so 'ask' is a refusal; with stream-json input
+ * and an `initialize`d host, 'ask' becomes a `can_use_tool` request.
+ */
+import type { ApprovalDecision, ApprovalGate, ToolPort } from '../engine/agent-session.js';
+import { decideApproval } from '../tools/approval.js';
+import { createToolRegistry } from '../tools/registry.js';
+import { DEFAULT_OUTPUT_CAP } from '../tools/tool.js';
+import type { RunOptions } from './args.js';
+
+const registry = createToolRegistry();
+export const TOOL_NAMES: readonly string[] = registry.names();
+
+export function createToolPort(cwd: string, outputCap = DEFAULT_OUTPUT_CAP): ToolPort {
+  return {
+    declarations: () => registry.declarations(),
+    async run(call, signal) {
+      const tool = registry.get(call.name);
+      if (!tool) return { output: `Unknown tool ${JSON.stringify(call.name)}. Available tools: ${TOOL_NAMES.join(', ')}`, isError: true };
+      const outcome = await tool.execute(call.args, { cwd, signal, outputCap });
+      return { output: outcome.output, isError: outcome.isError, ...(outcome.display !== undefined ? { display: outcome.display } : {}) };
+    },
+  };
+}
+
+export type AskHost = (call: { id: string; name: string; args: Record<string, unknown> }, signal: AbortSignal) => Promise<ApprovalDecision>;
+
+export function approvalGate(
+  options: Pick<RunOptions, 'approvalMode' | 'allowedTools'>,
+  askHost?: () => AskHost | undefined,
+): ApprovalGate {
+  return async (call, signal) => {
+    const tool = registry.get(call.name);
+    // Unknown tools are answered by the tool port with an error; nothing runs.
+    if (!tool) return { allow: true };
+    const decision = decideApproval(tool, options.approvalMode, options.allowedTools);
+    if (decision === 'allow') return { allow: true };
+    if (decision === 'deny') {
+      return { allow: false, message: `Permission denied: ${call.name} changes state and approval mode "${options.approvalMode}" is read-only.` };
+    }
+    const ask = askHost?.();
+    if (ask) return ask(call, signal);
+    return {
+      allow: false,
+      message:
+        `Permission denied: ${call.name} needs approval in "${options.approvalMode}" mode and nobody can be asked in a headless run. ` +
+        `Allow it with --allowed-tools ${call.name} or --approval-mode yolo.`,
+    };
+  };
+}
+
+export function headlessApproval(options: Pick<RunOptions, 'approvalMode' | 'allowedTools'>): ApprovalGate {
+  return approvalGate(options);
+}

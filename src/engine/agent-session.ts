@@ -1,0 +1,263 @@
+/**
+ * The agent loop over one open session: stream a model response, record it
+ * (durable before any tool starts), run the requested tools, record each result
+ * (durable before the next request), repeat until the model stops.
+ *
+ * It also executes recovery continuations. The plan's apiHistory is sent as it is;
+ * only the synthetic results that close the interrupted turn are written, marked
+ * with the plan id, and a trailing user prompt is never written a second time.
+ */
+import type { SessionRecoveryPlan } from '../recovery/plan-types.js';
+import { toRecoveryDebugPayload } from '../recovery/debug-payload.js';
+import { validateProviderHistory } from '../recovery/validate-history.js';
+import { MendError, isMendError } from '../errors.js';
+import { ResponseAccumulator, type ModelProvider, type ToolDeclaration } from '../providers/provider.js';
+import type { ChatRecord, Content, Part, TurnAbortReason } from '../session/records.js';
+import type { OutputMessage } from '../stream/messages.js';
+import { assistantMessage, toolResultMessage, type ResultFields } from './message-builder.js';
+import { PartialEventMapper } from './partial-events.js';
+import type { RecordBuilder } from './record-builder.js';
+
+export interface RecordSink {
+  append(record: ChatRecord, opts: { durable: boolean }): Promise<void>;
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+export interface ToolRunOutcome {
+  output: string;
+  isError: boolean;
+  display?: string;
+}
+
+export interface ToolPort {
+  declarations(): ToolDeclaration[];
+  run(call: ToolCall, signal: AbortSignal): Promise<ToolRunOutcome>;
+}
+
+export type ApprovalDecision = { allow: true; args?: Record<string, unknown> } | { allow: false; message: string };
+export type ApprovalGate = (call: ToolCall, signal: AbortSignal) => Promise<ApprovalDecision>;
+
+export interface AgentSessionDeps {
+  sessionId: string;
+  history: Content[];
+  builder: RecordBuilder;
+  sink: RecordSink;
+  /** Resolved lazily: settings are checked only when a model call is needed. */
+  provider: () => Promise<ModelProvider>;
+  tools: ToolPort;
+  approve: ApprovalGate;
+  emit: (message: OutputMessage) => void;
+  newId: () => string;
+  now: () => string;
+  /** Milliseconds clock for durations. */
+  clock: () => number;
+}
+
+export interface TurnOptions {
+  signal: AbortSignal;
+  maxTurns: number;
+  includePartialMessages: boolean;
+}
+
+export type TurnResult = ResultFields & { aborted?: TurnAbortReason };
+
+function abortReason(signal: AbortSignal): TurnAbortReason {
+  const r: unknown = signal.reason;
+  return r === 'sigterm' || r === 'interrupt' ? r : 'sigint';
+}
+
+const ABORTED_TOOL_MESSAGE =
+  'Tool execution was aborted by the user before it finished. Its effects may be partial; check the state before running it again.';
+const NOT_STARTED_MESSAGE = 'Tool was not started: the turn was aborted by the user before this call ran.';
+
+export class AgentSession {
+  history: Content[];
+
+  constructor(private readonly deps: AgentSessionDeps) {
+    this.history = deps.history;
+  }
+
+  private async write(record: ChatRecord, durable: boolean): Promise<void> {
+    await this.deps.sink.append(record, { durable });
+    this.deps.builder.advance(record);
+  }
+
+  /**
+   * Records what closing the plan's interrupted turn needs: the debug payload, then
+   * one tool_result per synthetic part (recorded results are not written again).
+   * Afterwards the in-memory history is the plan's apiHistory.
+   */
+  async recordRecoveryStart(plan: SessionRecoveryPlan): Promise<void> {
+    const { builder } = this.deps;
+    await this.write(builder.recovery(toRecoveryDebugPayload(plan, this.deps.now())), true);
+    const synthetic = new Set(plan.continuation?.syntheticCallIds ?? []);
+    for (const part of plan.continuation?.parts ?? []) {
+      const response = part.functionResponse;
+      if (!response || !synthetic.has(response.id ?? '')) continue;
+      await this.write(builder.toolResult({ ...part, functionResponse: response }, 'error', { synthetic: { planId: plan.planId } }), true);
+    }
+    this.history = structuredClone(plan.apiHistory);
+  }
+
+  async runContinuation(plan: SessionRecoveryPlan, opts: TurnOptions): Promise<TurnResult> {
+    await this.recordRecoveryStart(plan);
+    return this.loop(opts);
+  }
+
+  async runPrompt(parts: Part[], opts: TurnOptions): Promise<TurnResult> {
+    await this.write(this.deps.builder.user(parts), true);
+    this.history.push({ role: 'user', parts });
+    return this.loop(opts);
+  }
+
+  private async loop(opts: TurnOptions): Promise<TurnResult> {
+    const started = this.deps.clock();
+    let apiMs = 0;
+    let numTurns = 0;
+    let lastText = '';
+    const usage = { input_tokens: 0, output_tokens: 0 };
+    const permissionDenials: Array<{ tool_name: string; tool_use_id: string; tool_input: Record<string, unknown> }> = [];
+    const finish = (fields: Partial<TurnResult> & Pick<TurnResult, 'subtype' | 'is_error'>): TurnResult => ({
+      duration_ms: Math.round(this.deps.clock() - started),
+      duration_api_ms: Math.round(apiMs),
+      num_turns: numTurns,
+      usage,
+      permission_denials: permissionDenials,
+      ...fields,
+    });
+
+    try {
+      for (;;) {
+        if (numTurns >= opts.maxTurns) {
+          return finish({
+            subtype: 'error_max_turns',
+            is_error: true,
+            error: { code: 'max_turns', message: `stopped after ${opts.maxTurns} model turns (--max-turns)` },
+          });
+        }
+        numTurns += 1;
+        const check = validateProviderHistory(this.history);
+        if (!check.ok) throw new MendError('invalid_history', `history is not provider-safe: ${check.problems.join('; ')}`);
+
+        const provider = await this.deps.provider();
+        const messageId = `msg_${this.deps.newId()}`;
+        const acc = new ResponseAccumulator();
+        const mapper = new PartialEventMapper(messageId, provider.model);
+        const apiStart = this.deps.clock();
+        let streamError: unknown;
+        try {
+          for await (const event of provider.stream({ history: this.history, tools: this.deps.tools.declarations(), signal: opts.signal })) {
+            acc.push(event);
+            if (opts.includePartialMessages) {
+              for (const e of mapper.map(event)) {
+                this.deps.emit({ type: 'stream_event', uuid: this.deps.newId(), session_id: this.deps.sessionId, parent_tool_use_id: null, event: e as { type: string } });
+              }
+            }
+            if (opts.signal.aborted) break;
+          }
+        } catch (error) {
+          streamError = error;
+        }
+        apiMs += this.deps.clock() - apiStart;
+
+        const response = acc.result();
+        usage.input_tokens += response.usage.inputTokens;
+        usage.output_tokens += response.usage.outputTokens;
+
+        if (opts.signal.aborted) {
+          // Keep the partial text the user saw; calls from a cut-off response are not recorded
+          // (their arguments may be incomplete and they never ran).
+          const partial = response.parts.filter((p) => !p.functionCall);
+          if (partial.length > 0) await this.write(this.deps.builder.assistant(partial, provider.model, response.usage), true);
+          return await this.aborted(opts.signal, finish);
+        }
+        if (streamError !== undefined) throw streamError;
+
+        const record = this.deps.builder.assistant(response.parts, provider.model, response.usage);
+        const calls = response.parts.filter((p) => p.functionCall).map((p) => p.functionCall!);
+        if (response.parts.length > 0) {
+          // Durable before any tool may start: a crash now leaves a dangling call, never a lost one.
+          await this.write(record, calls.length > 0);
+          this.history.push({ role: 'model', parts: response.parts });
+        }
+        this.deps.emit(
+          assistantMessage({
+            uuid: record.uuid,
+            sessionId: this.deps.sessionId,
+            messageId,
+            model: provider.model,
+            parts: response.parts,
+            stopReason: calls.length > 0 ? 'tool_use' : response.stopReason,
+            usage: response.usage,
+          }),
+        );
+        const text = response.parts.filter((p) => typeof p.text === 'string' && !p.thought).map((p) => p.text).join('');
+        if (text) lastText = text;
+        if (calls.length === 0) return finish({ subtype: 'success', is_error: false, result: lastText });
+
+        const results: Part[] = [];
+        for (const [i, fc] of calls.entries()) {
+          const call: ToolCall = { id: fc.id ?? '', name: fc.name, args: fc.args ?? {} };
+          if (opts.signal.aborted) {
+            // Known outcome: these never ran. Record that instead of leaving them dangling.
+            for (const rest of calls.slice(i)) {
+              results.push(await this.recordResult({ id: rest.id ?? '', name: rest.name, args: rest.args ?? {} }, NOT_STARTED_MESSAGE, true, 'cancelled'));
+            }
+            break;
+          }
+          const decision = await this.deps.approve(call, opts.signal);
+          if (!decision.allow) {
+            permissionDenials.push({ tool_name: call.name, tool_use_id: call.id, tool_input: call.args });
+            results.push(await this.recordResult(call, decision.message, true, 'error'));
+            continue;
+          }
+          const outcome = await this.deps.tools.run({ ...call, args: decision.args ?? call.args }, opts.signal);
+          if (opts.signal.aborted) {
+            results.push(await this.recordResult(call, `${ABORTED_TOOL_MESSAGE}\n${outcome.output}`.trim(), true, 'cancelled'));
+            continue;
+          }
+          results.push(await this.recordResult(call, outcome.output, outcome.isError, outcome.isError ? 'error' : 'success', outcome.display));
+        }
+        this.history.push({ role: 'user', parts: results });
+        if (opts.signal.aborted) return await this.aborted(opts.signal, finish);
+      }
+    } catch (error) {
+      if (opts.signal.aborted) return await this.aborted(opts.signal, finish);
+      if (isMendError(error) && error.code === 'session_write_failed') throw error;
+      const code = isMendError(error) ? error.code : 'internal';
+      const message = error instanceof Error ? error.message : String(error);
+      return finish({ subtype: 'error_during_execution', is_error: true, error: { code, message } });
+    }
+  }
+
+  private async recordResult(
+    call: ToolCall,
+    output: string,
+    isError: boolean,
+    status: 'success' | 'error' | 'cancelled',
+    display?: string,
+  ): Promise<Part> {
+    const part: Part & { functionResponse: NonNullable<Part['functionResponse']> } = {
+      functionResponse: { id: call.id, name: call.name, response: isError ? { error: output } : { output } },
+    };
+    const record = this.deps.builder.toolResult(part, status, display !== undefined ? { display } : {});
+    // Durable before the next model request.
+    await this.write(record, true);
+    this.deps.emit(toolResultMessage(record.uuid, this.deps.sessionId, [part]));
+    return part;
+  }
+
+  private async aborted(signal: AbortSignal, finish: (f: Partial<TurnResult> & Pick<TurnResult, 'subtype' | 'is_error'>) => TurnResult): Promise<TurnResult> {
+    const reason = abortReason(signal);
+    await this.write(this.deps.builder.turnAborted(reason), true);
+    return {
+      ...finish({ subtype: 'error_during_execution', is_error: true, error: { code: 'aborted', message: `turn aborted (${reason})` } }),
+      aborted: reason,
+    };
+  }
+}

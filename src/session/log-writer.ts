@@ -1,0 +1,206 @@
+/**
+ * Append-only writer for one session log. Every record is one write of one
+ * complete line to an O_APPEND descriptor, so a crash can at worst leave one
+ * torn last line, never a damaged earlier one. No byte is ever rewritten.
+ *
+ * Synchronous on purpose: when append() returns, the line is in the kernel, so
+ * a signal handler or crash that runs next cannot overtake a pending write.
+ */
+import * as fs from 'node:fs';
+import { dirname } from 'node:path';
+import { MendError } from '../errors.js';
+import { ensurePrivateParentDir } from './private-dirs.js';
+import type { ChatRecord } from './records.js';
+import { validateChatRecord } from './record-validation.js';
+
+/** Crash-injection seam for tests. `index` is the 0-based number of the append. */
+export interface WriteFaultHook {
+  /** Return replacement bytes to write instead (e.g. a torn prefix), or 'fail' to fail the write. */
+  beforeWrite?(index: number, data: Buffer): Buffer | 'fail' | void;
+  /** Called once the append is complete (after the fsync of a durable append). */
+  afterWrite?(index: number): void;
+}
+
+/** The file-system calls the writer makes; tests may wrap the real ones to observe them. */
+export type WriterFs = Pick<
+  typeof fs,
+  'openSync' | 'writeSync' | 'fsyncSync' | 'closeSync' | 'fstatSync' | 'readSync' | 'fchmodSync' | 'mkdirSync' | 'chmodSync'
+>;
+
+export interface WriterOpenOptions {
+  /** true: start a new log (the file must not exist yet); false: append to an existing log. */
+  create: boolean;
+  faultHook?: WriteFaultHook;
+  fs?: WriterFs;
+}
+
+export interface AppendOptions {
+  /** fsync after the write; use for records a crash must not lose. */
+  durable?: boolean;
+}
+
+const { O_RDWR, O_APPEND, O_CREAT, O_EXCL } = fs.constants;
+const NEWLINE = Buffer.from('\n');
+
+export class SessionWriter {
+  private fd: number;
+  private appends = 0;
+  /** Whether the last byte must be checked for a torn line before the next append. */
+  private checkTail: boolean;
+  /** A new file's directory entry needs one fsync of the folder to survive power loss. */
+  private syncDirPending: boolean;
+
+  private constructor(
+    readonly path: string,
+    fd: number,
+    created: boolean,
+    private readonly io: WriterFs,
+    private readonly hook: WriteFaultHook | undefined,
+  ) {
+    this.fd = fd;
+    this.checkTail = !created;
+    this.syncDirPending = created;
+  }
+
+  static open(path: string, options: WriterOpenOptions): SessionWriter {
+    const io = options.fs ?? fs;
+    // Read+append: reading is only used for the torn-tail check; every write appends.
+    let fd: number;
+    try {
+      if (options.create) {
+        ensurePrivateParentDir(path, io);
+        fd = io.openSync(path, O_RDWR | O_APPEND | O_CREAT | O_EXCL, 0o600);
+        io.fchmodSync(fd, 0o600);
+      } else {
+        fd = io.openSync(path, O_RDWR | O_APPEND);
+      }
+    } catch (error) {
+      const code = errnoOf(error);
+      if (code === 'EEXIST') throw new MendError('session_exists', `Session log already exists: ${path}`, { path }, { cause: error });
+      if (code === 'ENOENT' && !options.create) {
+        throw new MendError('session_not_found', `Session log not found: ${path}`, { path }, { cause: error });
+      }
+      throw writeFailed(path, 'open', error);
+    }
+    return new SessionWriter(path, fd, options.create, io, options.faultHook);
+  }
+
+  /** Number of records appended through this writer. */
+  get recordCount(): number {
+    return this.appends;
+  }
+
+  append(record: ChatRecord, options: AppendOptions = {}): void {
+    if (this.fd < 0) throw new MendError('internal', `Session writer for ${this.path} is closed`);
+    const check = validateChatRecord(record);
+    if (!check.ok) {
+      throw new MendError('internal', `Refusing to write an invalid record: ${check.reason}`, { path: this.path, reason: check.reason });
+    }
+    let data: Buffer;
+    try {
+      data = Buffer.from(JSON.stringify(record) + '\n', 'utf8');
+    } catch (error) {
+      throw new MendError('internal', `Record cannot be serialized: ${(error as Error).message}`, { path: this.path }, { cause: error });
+    }
+
+    const index = this.appends;
+    if (this.hook?.beforeWrite) {
+      const replaced = this.hook.beforeWrite(index, data);
+      if (replaced === 'fail') {
+        throw new MendError('session_write_failed', `Injected write failure for append ${index}`, {
+          path: this.path,
+          errno: 'EIO',
+          injected: true,
+        });
+      }
+      if (replaced) data = replaced;
+    }
+
+    try {
+      if (this.checkTail) this.terminateTornTail();
+      this.writeAll(data);
+    } catch (error) {
+      // A failed write may have left part of a line behind: check again next time.
+      this.checkTail = true;
+      throw writeFailed(this.path, 'write', error);
+    }
+    this.appends++;
+    if (options.durable) this.sync();
+    this.hook?.afterWrite?.(index);
+  }
+
+  close(): void {
+    if (this.fd < 0) return;
+    const fd = this.fd;
+    this.fd = -1;
+    try {
+      this.io.closeSync(fd);
+    } catch (error) {
+      throw writeFailed(this.path, 'close', error);
+    }
+  }
+
+  /**
+   * A crash can leave a last line without its '\n'. Appending straight after it
+   * would glue our record onto the torn bytes and lose it; one '\n' first turns
+   * the torn bytes into a malformed line of their own.
+   */
+  private terminateTornTail(): void {
+    const size = this.io.fstatSync(this.fd).size;
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      const n = this.io.readSync(this.fd, last, 0, 1, size - 1);
+      if (n === 1 && last[0] !== 0x0a) this.writeAll(NEWLINE);
+    }
+    this.checkTail = false;
+  }
+
+  private writeAll(data: Buffer): void {
+    let offset = 0;
+    while (offset < data.length) {
+      const n = this.io.writeSync(this.fd, data, offset, data.length - offset);
+      if (n <= 0) throw Object.assign(new Error('write made no progress'), { code: 'EIO' });
+      offset += n;
+    }
+  }
+
+  private sync(): void {
+    try {
+      this.io.fsyncSync(this.fd);
+    } catch (error) {
+      throw writeFailed(this.path, 'fsync', error);
+    }
+    if (this.syncDirPending) {
+      this.syncDirPending = false;
+      this.syncParentDir();
+    }
+  }
+
+  /** Best effort: some file systems refuse fsync on a folder, and the record itself is already synced. */
+  private syncParentDir(): void {
+    let dirFd = -1;
+    try {
+      dirFd = this.io.openSync(dirname(this.path), 'r');
+      this.io.fsyncSync(dirFd);
+    } catch {
+      // ignored, see above
+    } finally {
+      if (dirFd >= 0) this.io.closeSync(dirFd);
+    }
+  }
+}
+
+function errnoOf(error: unknown): string | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function writeFailed(path: string, op: string, error: unknown): MendError {
+  const errno = errnoOf(error);
+  return new MendError(
+    'session_write_failed',
+    `Could not ${op} session log ${path}: ${(error as Error | undefined)?.message ?? String(error)}`,
+    { path, errno },
+    { cause: error },
+  );
+}

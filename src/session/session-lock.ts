@@ -1,0 +1,235 @@
+/**
+ * Single-writer lock per session: `<log>.lock` next to the log, created with
+ * O_EXCL and holding `{pid, startTime}`. Neither peer locks in headless mode,
+ * so two resumes of one session silently write two interleaved branches; we
+ * refuse the second writer instead. Reading and planning take no lock.
+ *
+ * Staleness: a lock whose pid is dead (or a zombie), or alive but started at a
+ * different time (the pid was reused), is taken over at once. The start time
+ * is field 22 of /proc/<pid>/stat; where /proc is unavailable only liveness is
+ * checked.
+ *
+ * Decisions worth knowing:
+ * - A symlink (or anything but a regular file) at the lock path is refused as
+ *   `session_locked` and left alone: following it could clobber or delete a
+ *   file elsewhere, and deleting it could break someone's deliberate setup.
+ * - An empty or unparsable lock is what a writer killed between O_EXCL and its
+ *   write leaves behind, but it is also what a live writer looks like for the
+ *   microseconds in between. So it counts as stale only once older than
+ *   `unreadableStaleMs` (2 s); younger, it is treated as held.
+ * - Takeover re-checks, right before unlinking, that the path still names the
+ *   file that was judged stale (same dev/inode), so a lock that a racing
+ *   process just took over is not deleted. What remains is a window of a few
+ *   syscalls between that check and the unlink.
+ */
+import * as fs from 'node:fs';
+import { MendError } from '../errors.js';
+import { ensurePrivateParentDir } from './private-dirs.js';
+
+export interface LockOwner {
+  pid: number;
+  /** From processStartTime(pid); null where it cannot be read. */
+  startTime: string | null;
+}
+
+export interface AcquireOptions extends LockOwner {
+  /** Clock for the age of an unreadable lock file. */
+  now?: () => number;
+  unreadableStaleMs?: number;
+  maxAttempts?: number;
+}
+
+export interface SessionLock {
+  readonly path: string;
+  release(): void;
+}
+
+const { O_CREAT, O_EXCL, O_WRONLY, O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
+const MAX_LOCK_BYTES = 4096;
+
+export function lockPathFor(logPath: string): string {
+  return `${logPath}.lock`;
+}
+
+interface ProcStat {
+  state: string;
+  startTime: string;
+}
+
+/** Parses /proc/<pid>/stat. The command name (field 2) may contain spaces and ')', so fields are counted from the last ')'. */
+function readProcStat(pid: number): ProcStat | null {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return null;
+  let text: string;
+  try {
+    text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  const close = text.lastIndexOf(')');
+  if (close < 0) return null;
+  // fields[0] is field 3 (state), so field 22 (starttime) is fields[19].
+  const fields = text.slice(close + 2).split(' ');
+  const state = fields[0];
+  const startTime = fields[19];
+  if (!state || !startTime || !/^\d+$/.test(startTime)) return null;
+  return { state, startTime };
+}
+
+/** Process start time in clock ticks since boot (/proc/<pid>/stat field 22), or null when the process does not exist. */
+export function processStartTime(pid: number): string | null {
+  return readProcStat(pid)?.startTime ?? null;
+}
+
+function isProcessAlive(pid: number): boolean {
+  const stat = readProcStat(pid);
+  if (stat) return stat.state !== 'Z' && stat.state !== 'X';
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+type Verdict = { kind: 'stale'; ident: FileIdent } | { kind: 'held'; pid: number | null; why: string } | { kind: 'gone' };
+
+interface FileIdent {
+  dev: number;
+  ino: number;
+}
+
+function parseOwner(text: string): LockOwner | null {
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (typeof value !== 'object' || value === null) return null;
+    const { pid, startTime } = value as Record<string, unknown>;
+    if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0) return null;
+    if (startTime !== null && startTime !== undefined && typeof startTime !== 'string') return null;
+    return { pid, startTime: startTime ?? null };
+  } catch {
+    return null;
+  }
+}
+
+/** Looks at an existing lock without following symlinks and without blocking on a FIFO. */
+function inspect(lockPath: string, now: number, unreadableStaleMs: number): Verdict {
+  let fd: number;
+  try {
+    fd = fs.openSync(lockPath, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { kind: 'gone' };
+    if (code === 'ELOOP' || code === 'EMLINK') return { kind: 'held', pid: null, why: 'the lock path is a symlink; refusing to follow or remove it' };
+    throw lockFailed(lockPath, error);
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) return { kind: 'held', pid: null, why: 'the lock path is not a regular file' };
+    const buf = Buffer.alloc(MAX_LOCK_BYTES);
+    const n = fs.readSync(fd, buf, 0, MAX_LOCK_BYTES, 0);
+    const owner = parseOwner(buf.toString('utf8', 0, n));
+    const ident = { dev: st.dev, ino: st.ino };
+    if (owner === null) {
+      const age = now - st.mtimeMs;
+      return age > unreadableStaleMs
+        ? { kind: 'stale', ident }
+        : { kind: 'held', pid: null, why: 'the lock file is being written by another process' };
+    }
+    if (!isProcessAlive(owner.pid)) return { kind: 'stale', ident };
+    const current = processStartTime(owner.pid);
+    if (owner.startTime !== null && current !== null && owner.startTime !== current) return { kind: 'stale', ident };
+    return { kind: 'held', pid: owner.pid, why: 'owner is alive' };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Unlinks the stale lock only if the path still names the very file that was judged stale. */
+function removeIfSame(lockPath: string, ident: FileIdent): void {
+  try {
+    const st = fs.lstatSync(lockPath);
+    if (st.dev !== ident.dev || st.ino !== ident.ino) return;
+    fs.unlinkSync(lockPath);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw lockFailed(lockPath, error);
+  }
+}
+
+function tryCreate(lockPath: string, owner: LockOwner): FileIdent | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(lockPath, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW, 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return null;
+    throw lockFailed(lockPath, error);
+  }
+  let ident: FileIdent | null = null;
+  try {
+    fs.fchmodSync(fd, 0o600);
+    fs.writeSync(fd, JSON.stringify({ pid: owner.pid, startTime: owner.startTime }));
+    const st = fs.fstatSync(fd);
+    ident = { dev: st.dev, ino: st.ino };
+    return ident;
+  } catch (error) {
+    throw lockFailed(lockPath, error);
+  } finally {
+    fs.closeSync(fd);
+    // Created by us with O_EXCL, so removing a half-written one cannot hit another's lock.
+    if (ident === null) fs.rmSync(lockPath, { force: true });
+  }
+}
+
+export function acquireSessionLock(logPath: string, options: AcquireOptions): SessionLock {
+  const lockPath = lockPathFor(logPath);
+  const now = options.now ?? Date.now;
+  const unreadableStaleMs = options.unreadableStaleMs ?? 2000;
+  const maxAttempts = options.maxAttempts ?? 5;
+  const owner: LockOwner = { pid: options.pid, startTime: options.startTime };
+  try {
+    ensurePrivateParentDir(lockPath);
+  } catch (error) {
+    throw lockFailed(lockPath, error);
+  }
+
+  for (let attempt = 0; attempt < maxAttempts; attempt++) {
+    const ident = tryCreate(lockPath, owner);
+    if (ident) return heldLock(lockPath, ident);
+    const verdict = inspect(lockPath, now(), unreadableStaleMs);
+    if (verdict.kind === 'held') {
+      const message =
+        verdict.pid === null
+          ? `Session log ${logPath} is locked (${verdict.why}). Lock file: ${lockPath}`
+          : `Session log ${logPath} is in use by another mend process (pid ${verdict.pid}). Lock file: ${lockPath}`;
+      throw new MendError('session_locked', message, { pid: verdict.pid, lockPath });
+    }
+    if (verdict.kind === 'stale') removeIfSame(lockPath, verdict.ident);
+  }
+  throw new MendError('session_locked', `Could not take the lock ${lockPath} after ${maxAttempts} attempts (other processes keep racing for it)`, {
+    pid: null,
+    lockPath,
+  });
+}
+
+function heldLock(lockPath: string, ident: FileIdent): SessionLock {
+  let released = false;
+  return {
+    path: lockPath,
+    release(): void {
+      if (released) return;
+      released = true;
+      // If our lock was judged stale and replaced, the file there is not ours to delete.
+      removeIfSame(lockPath, ident);
+    },
+  };
+}
+
+function lockFailed(lockPath: string, error: unknown): MendError {
+  const errno = (error as NodeJS.ErrnoException | undefined)?.code;
+  return new MendError(
+    'session_write_failed',
+    `Could not use the session lock ${lockPath}: ${(error as Error | undefined)?.message ?? String(error)}`,
+    { path: lockPath, errno },
+    { cause: error },
+  );
+}

@@ -1,0 +1,137 @@
+/**
+ * Where session logs live: `<home>/projects/<sanitized project root>/chats/<sessionId>.jsonl`,
+ * the layout Qwen Code uses (compat.md section 1), so a Qwen home works as ours.
+ */
+import { open, readdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { MendError } from '../errors.js';
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const SESSION_FILE_RE = /^[0-9a-fA-F-]{32,36}\.jsonl$/;
+
+export function isSessionId(value: string): boolean {
+  return UUID_RE.test(value);
+}
+
+export function isSessionFileName(name: string): boolean {
+  return SESSION_FILE_RE.test(name);
+}
+
+/** `/home/u/repo` -> `-home-u-repo`: every character outside [a-zA-Z0-9] becomes '-'. */
+export function sanitizeProjectRoot(projectRoot: string): string {
+  return projectRoot.replace(/[^a-zA-Z0-9]/g, '-');
+}
+
+/** The chats folder of a project. */
+export function projectDir(home: string, projectRoot: string): string {
+  return join(home, 'projects', sanitizeProjectRoot(projectRoot), 'chats');
+}
+
+export function sessionLogPath(home: string, projectRoot: string, sessionId: string): string {
+  // The id becomes a file name: anything but a UUID could point elsewhere.
+  if (!isSessionId(sessionId)) throw new MendError('usage', `Not a session id (expected a UUID): ${JSON.stringify(sessionId)}`);
+  return join(projectDir(home, projectRoot), `${sessionId}.jsonl`);
+}
+
+/** Session log files in a chats folder, sorted by name; none when the folder does not exist. */
+export async function listSessions(chatsDir: string): Promise<string[]> {
+  let entries;
+  try {
+    entries = await readdir(chatsDir, { withFileTypes: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    throw new MendError('session_read_failed', `Could not list sessions in ${chatsDir}: ${(error as Error).message}`, {
+      path: chatsDir,
+      errno: code,
+    });
+  }
+  return entries
+    .filter((e) => (e.isFile() || e.isSymbolicLink()) && isSessionFileName(e.name))
+    .map((e) => join(chatsDir, e.name))
+    .sort();
+}
+
+const TAIL_WINDOWS = [8 * 1024, 64 * 1024, 1024 * 1024];
+
+/**
+ * Timestamp (ms) of the last complete, parsable line that carries one, reading
+ * only the end of the file: a growing window, so one huge last record does not
+ * force reading a whole 100 MB log. Null when none is found in the largest window.
+ */
+export async function lastRecordTime(file: string): Promise<number | null> {
+  const handle = await open(file, 'r');
+  try {
+    const size = (await handle.stat()).size;
+    for (const window of TAIL_WINDOWS) {
+      const start = Math.max(0, size - window);
+      const buf = Buffer.alloc(size - start);
+      const { bytesRead } = await handle.read(buf, 0, buf.length, start);
+      const pieces = buf.toString('utf8', 0, bytesRead).split('\n');
+      // Starting mid-file, the first piece is the end of a line we cannot see whole.
+      const first = start > 0 ? 1 : 0;
+      for (let i = pieces.length - 1; i >= first; i--) {
+        const ms = timestampOf(pieces[i]!);
+        if (ms !== null) return ms;
+      }
+      if (start === 0) return null;
+    }
+    return null;
+  } finally {
+    await handle.close();
+  }
+}
+
+function timestampOf(line: string): number | null {
+  if (line.trim() === '') return null;
+  try {
+    const value = JSON.parse(line) as unknown;
+    const ts = typeof value === 'object' && value !== null ? (value as { timestamp?: unknown }).timestamp : undefined;
+    if (typeof ts !== 'string') return null;
+    const ms = Date.parse(ts);
+    return Number.isFinite(ms) ? ms : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The session whose last record is newest (file mtime when no record has a timestamp), or null. */
+export async function findMostRecentSession(chatsDir: string): Promise<string | null> {
+  let best: { file: string; ms: number } | null = null;
+  for (const file of await listSessions(chatsDir)) {
+    let ms: number | null;
+    try {
+      ms = await lastRecordTime(file);
+      ms ??= (await stat(file)).mtimeMs;
+    } catch {
+      // Vanished or unreadable since listing: it cannot be continued anyway.
+      continue;
+    }
+    if (best === null || ms > best.ms) best = { file, ms };
+  }
+  return best?.file ?? null;
+}
+
+export interface ResumeContext {
+  home: string;
+  projectRoot: string;
+  /** Base for relative `.jsonl` paths. */
+  cwd: string;
+}
+
+/**
+ * Maps a `--resume` argument to a log path: a session id (a UUID) names a log in
+ * this project's chats folder, a path ending in `.jsonl` is taken relative to
+ * cwd. Everything else is refused without touching the disk, so an argument
+ * like `../../x` or `a/b` can never name a file. Whether the file exists is the
+ * caller's check (it reports session_not_found with its own context).
+ */
+export function resolveResumeTarget(arg: string, context: ResumeContext): string {
+  if (isSessionId(arg)) return sessionLogPath(context.home, context.projectRoot, arg);
+  if (arg.endsWith('.jsonl') && arg.length > '.jsonl'.length && !arg.includes('\0')) return resolve(context.cwd, arg);
+  throw new MendError(
+    'invalid_resume_target',
+    `Cannot resume ${JSON.stringify(arg)}: give a session id (UUID) or a path to a .jsonl session log`,
+    { arg },
+  );
+}

@@ -1,0 +1,32 @@
+/**
+ * Whether a tool call may run without asking, following Qwen Code's approval modes.
+ * Pure: the engine decides what 'ask' means (the headless CLI treats it as a refusal).
+ */
+import { z } from 'zod';
+import type { Tool } from './tool.js';
+
+export const ApprovalModeSchema = z.enum(['default', 'auto-edit', 'yolo', 'plan']);
+export type ApprovalMode = z.infer<typeof ApprovalModeSchema>;
+
+export type ApprovalDecision = 'allow' | 'ask' | 'deny';
+
+/**
+ * - read tools never change state and always run;
+ * - plan is read-only: nothing else runs, not even tools listed in allowedTools;
+ * - yolo runs everything;
+ * - auto-edit runs file edits and asks for commands;
+ * - default asks for anything that changes state;
+ * - outside plan, a tool named in allowedTools runs without asking.
+ */
+export function decideApproval(
+  tool: Pick<Tool, 'name' | 'kind'>,
+  mode: ApprovalMode,
+  allowedTools: readonly string[] = [],
+): ApprovalDecision {
+  if (tool.kind === 'read') return 'allow';
+  if (mode === 'plan') return 'deny';
+  if (mode === 'yolo') return 'allow';
+  if (allowedTools.includes(tool.name)) return 'allow';
+  if (mode === 'auto-edit' && tool.kind === 'edit') return 'allow';
+  return 'ask';
+}

@@ -1,0 +1,61 @@
+/**
+ * The crash corpus through the pure core: read + load + plan, compared with each
+ * case's expected.json. Later entrypoints (CLI, SDK) are compared with this.
+ */
+import { describe, expect, it } from 'vitest';
+import { buildSessionRecoveryPlan, validateProviderHistory } from '../../src/recovery/index.js';
+import { loadSession } from '../../src/session/session-loader.js';
+import { copyCase, expandSynthetic, listCorpus } from '../support/corpus.js';
+
+const cases = listCorpus();
+
+describe('crash corpus through the core', () => {
+  it('has cases', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(25);
+  });
+
+  it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+    expect(c.expected, `${c.name} has no expected.json`).not.toBeNull();
+    const expected = c.expected!;
+    const { sessionPath } = copyCase(c);
+    const loaded = await loadSession(sessionPath);
+    const sessionId = loaded.conversation.sessionId;
+    const input = { sessionId, conversation: loaded.conversation, historyGaps: loaded.historyGaps, diagnostics: loaded.diagnostics };
+    const plan = buildSessionRecoveryPlan(input);
+    const optIn = buildSessionRecoveryPlan({ ...input, options: { allowAutoContinue: true } });
+
+    expect(plan.kind).toBe(expected.kind);
+    expect(plan.cause).toBe(expected.cause);
+    expect(plan.repairs).toEqual(expected.repairs);
+    expect({
+      canContinue: plan.canContinue,
+      canAutoContinue: plan.canAutoContinue,
+      requiresUserConfirmation: plan.requiresUserConfirmation,
+    }).toEqual({
+      canContinue: expected.canContinue,
+      canAutoContinue: expected.canAutoContinue,
+      requiresUserConfirmation: expected.requiresUserConfirmation,
+    });
+    expect(optIn.canAutoContinue).toBe(expected.canAutoContinueWithOptIn);
+    expect(optIn.planId).toBe(plan.planId);
+    expect(plan.previousAttempts).toBe(expected.previousAttempts);
+    expect(plan.diagnostics.map((d) => d.code)).toEqual(expected.diagnostics);
+    expect(plan.apiHistory).toHaveLength(expected.apiEntries);
+
+    if (expected.continuation === null) {
+      expect(plan.continuation).toBeUndefined();
+    } else {
+      expect(plan.continuation?.mode).toBe(expected.continuation.mode);
+      expect(plan.continuation?.parts).toEqual(expandSynthetic(expected.continuation.parts));
+    }
+    for (const phrase of expected.noticeIncludes) expect(plan.visibleNotice ?? '').toContain(phrase);
+    if (plan.kind === 'clean' && plan.repairs.length === 0 && plan.cause === 'none' && plan.diagnostics.length === 0) {
+      expect(plan.visibleNotice).toBeUndefined();
+    }
+
+    // Whatever the kind, what gets sent is provider-safe.
+    expect(validateProviderHistory(plan.apiHistory)).toEqual({ ok: true });
+    // Same input, same plan.
+    expect(buildSessionRecoveryPlan(input)).toEqual(plan);
+  });
+});
