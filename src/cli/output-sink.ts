@@ -5,12 +5,13 @@
  */
 import type { Writable } from 'node:stream';
 import { serializeLine } from '../stream/line-framer.js';
+import type { CliOutboundControl } from '../stream/control.js';
 import type { OutputMessage, RecoverySummary, ResultMessage } from '../stream/messages.js';
 import type { OutputFormat } from './args.js';
 
 export interface OutputSink {
   readonly format: OutputFormat;
-  emit(message: OutputMessage): void;
+  emit(message: OutputMessage | CliOutboundControl): void;
   /** Human-facing notice: stderr in text mode, dropped elsewhere (the protocol carries it). */
   notice(text: string): void;
   debug(text: string): void;

@@ -59,11 +59,11 @@ export async function resolvePrompt(o: RunOptions, stdin: Readable & { isTTY?: b
 }
 
 function intentFor(o: RunOptions, prompt: string | undefined): RunIntent {
-  if (o.inputFormat === 'stream-json') return { type: 'serve' };
+  const serving = o.inputFormat === 'stream-json';
   if (o.continueInterrupted) return { type: 'continue', planId: o.planId };
   if (prompt !== undefined) return { type: 'prompt', acceptDegraded: o.acceptDegraded };
   if (o.autoContinue) return { type: 'auto_continue', planId: o.planId };
-  return { type: 'inspect' };
+  return serving ? { type: 'serve' } : { type: 'inspect' };
 }
 
 export function resultMessage(sessionId: string, newId: () => string, fields: ResultFields): ResultMessage {
@@ -163,10 +163,11 @@ export async function runCommand(o: RunOptions, io: RunIo): Promise<number> {
       if (line.visible_notice) out.notice(line.visible_notice);
     }
 
-    if (decision.action === 'refused') return fail(decision.code, decision.reason);
-    if (decision.execute === 'serve') {
-      throw new MendError('usage', '--input-format stream-json is not available yet');
+    if (o.inputFormat === 'stream-json') {
+      const { serveStreamJson } = await import('./serve-stream-json.js');
+      return await serveStreamJson(o, io, out, opened, decision);
     }
+    if (decision.action === 'refused') return fail(decision.code, decision.reason);
     if (decision.execute === 'nothing') {
       const message = 'message' in decision && decision.message ? decision.message : 'session inspected';
       out.result(resultMessage(opened.sessionId, io.session.newId, successFields(message, io.clock() - started)));

@@ -18,9 +18,9 @@
  *   microseconds in between. So it counts as stale only once older than
  *   `unreadableStaleMs` (2 s); younger, it is treated as held.
  * - Takeover re-checks, right before unlinking, that the path still names the
- *   file that was judged stale (same dev/inode), so a lock that a racing
- *   process just took over is not deleted. What remains is a window of a few
- *   syscalls between that check and the unlink.
+ *   file that was judged stale (same inode, mtime and content), so a lock that
+ *   a racing process just took over is not deleted; release() checks the same
+ *   way. What remains is a window of a few syscalls between check and unlink.
  */
 import * as fs from 'node:fs';
 import { MendError } from '../errors.js';
@@ -94,9 +94,44 @@ function isProcessAlive(pid: number): boolean {
 
 type Verdict = { kind: 'stale'; ident: FileIdent } | { kind: 'held'; pid: number | null; why: string } | { kind: 'gone' };
 
+/**
+ * Which lock file this is. Inode numbers are reused at once after an unlink, so
+ * dev+ino alone cannot tell a lock from its replacement; the content (it names
+ * the owner's pid) and the nanosecond mtime can.
+ */
 interface FileIdent {
-  dev: number;
-  ino: number;
+  dev: bigint;
+  ino: bigint;
+  mtimeNs: bigint;
+  text: string;
+}
+
+type LockFile = { kind: 'gone' } | { kind: 'symlink' } | { kind: 'not_regular' } | { kind: 'file'; ident: FileIdent };
+
+/** Reads the lock without following a symlink and without blocking on a FIFO. */
+function readLockFile(lockPath: string): LockFile {
+  let fd: number;
+  try {
+    fd = fs.openSync(lockPath, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { kind: 'gone' };
+    if (code === 'ELOOP' || code === 'EMLINK') return { kind: 'symlink' };
+    throw lockFailed(lockPath, error);
+  }
+  try {
+    const st = fs.fstatSync(fd, { bigint: true });
+    if (!st.isFile()) return { kind: 'not_regular' };
+    const buf = Buffer.alloc(MAX_LOCK_BYTES);
+    const n = fs.readSync(fd, buf, 0, MAX_LOCK_BYTES, 0);
+    return { kind: 'file', ident: { dev: st.dev, ino: st.ino, mtimeNs: st.mtimeNs, text: buf.toString('utf8', 0, n) } };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function sameFile(a: FileIdent, b: FileIdent): boolean {
+  return a.dev === b.dev && a.ino === b.ino && a.mtimeNs === b.mtimeNs && a.text === b.text;
 }
 
 function parseOwner(text: string): LockOwner | null {
@@ -112,44 +147,30 @@ function parseOwner(text: string): LockOwner | null {
   }
 }
 
-/** Looks at an existing lock without following symlinks and without blocking on a FIFO. */
 function inspect(lockPath: string, now: number, unreadableStaleMs: number): Verdict {
-  let fd: number;
-  try {
-    fd = fs.openSync(lockPath, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { kind: 'gone' };
-    if (code === 'ELOOP' || code === 'EMLINK') return { kind: 'held', pid: null, why: 'the lock path is a symlink; refusing to follow or remove it' };
-    throw lockFailed(lockPath, error);
+  const file = readLockFile(lockPath);
+  if (file.kind === 'gone') return file;
+  if (file.kind === 'symlink') return { kind: 'held', pid: null, why: 'the lock path is a symlink; refusing to follow or remove it' };
+  if (file.kind === 'not_regular') return { kind: 'held', pid: null, why: 'the lock path is not a regular file' };
+  const { ident } = file;
+  const owner = parseOwner(ident.text);
+  if (owner === null) {
+    const ageMs = now - Number(ident.mtimeNs / 1_000_000n);
+    return ageMs > unreadableStaleMs
+      ? { kind: 'stale', ident }
+      : { kind: 'held', pid: null, why: 'the lock file is being written by another process' };
   }
-  try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) return { kind: 'held', pid: null, why: 'the lock path is not a regular file' };
-    const buf = Buffer.alloc(MAX_LOCK_BYTES);
-    const n = fs.readSync(fd, buf, 0, MAX_LOCK_BYTES, 0);
-    const owner = parseOwner(buf.toString('utf8', 0, n));
-    const ident = { dev: st.dev, ino: st.ino };
-    if (owner === null) {
-      const age = now - st.mtimeMs;
-      return age > unreadableStaleMs
-        ? { kind: 'stale', ident }
-        : { kind: 'held', pid: null, why: 'the lock file is being written by another process' };
-    }
-    if (!isProcessAlive(owner.pid)) return { kind: 'stale', ident };
-    const current = processStartTime(owner.pid);
-    if (owner.startTime !== null && current !== null && owner.startTime !== current) return { kind: 'stale', ident };
-    return { kind: 'held', pid: owner.pid, why: 'owner is alive' };
-  } finally {
-    fs.closeSync(fd);
-  }
+  if (!isProcessAlive(owner.pid)) return { kind: 'stale', ident };
+  const current = processStartTime(owner.pid);
+  if (owner.startTime !== null && current !== null && owner.startTime !== current) return { kind: 'stale', ident };
+  return { kind: 'held', pid: owner.pid, why: 'its owner is alive' };
 }
 
-/** Unlinks the stale lock only if the path still names the very file that was judged stale. */
+/** Unlinks the lock only if the path still names the very file that was judged (or created) before. */
 function removeIfSame(lockPath: string, ident: FileIdent): void {
+  const file = readLockFile(lockPath);
+  if (file.kind !== 'file' || !sameFile(file.ident, ident)) return;
   try {
-    const st = fs.lstatSync(lockPath);
-    if (st.dev !== ident.dev || st.ino !== ident.ino) return;
     fs.unlinkSync(lockPath);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw lockFailed(lockPath, error);
@@ -167,9 +188,10 @@ function tryCreate(lockPath: string, owner: LockOwner): FileIdent | null {
   let ident: FileIdent | null = null;
   try {
     fs.fchmodSync(fd, 0o600);
-    fs.writeSync(fd, JSON.stringify({ pid: owner.pid, startTime: owner.startTime }));
-    const st = fs.fstatSync(fd);
-    ident = { dev: st.dev, ino: st.ino };
+    const text = JSON.stringify({ pid: owner.pid, startTime: owner.startTime });
+    fs.writeSync(fd, text);
+    const st = fs.fstatSync(fd, { bigint: true });
+    ident = { dev: st.dev, ino: st.ino, mtimeNs: st.mtimeNs, text };
     return ident;
   } catch (error) {
     throw lockFailed(lockPath, error);

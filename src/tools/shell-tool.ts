@@ -11,6 +11,7 @@ import { ToolErrorType, absolutePath, defineTool, errorOutcome, type ToolContext
 export const DEFAULT_SHELL_TIMEOUT_MS = 120_000;
 /** After bash exits, how long to keep reading output that is still in the pipes. */
 const DRAIN_GRACE_MS = 250;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const ShellArgsSchema = z.object({
   command: z.string().min(1).describe('Exact bash command to execute, run as `bash -c <command>`.'),
@@ -63,7 +64,8 @@ function killGroup(pid: number | undefined): void {
 async function runForeground(args: ShellArgs, directory: string, ctx: ToolContext): Promise<ToolOutcome> {
   const { execa } = await import('execa');
   if (ctx.signal.aborted) return abortedOutcome(args.command);
-  const timeoutMs = args.timeout ?? DEFAULT_SHELL_TIMEOUT_MS;
+  // setTimeout fires at once for delays past 2^31-1 ms; a huge timeout means "very long", not "now".
+  const timeoutMs = Math.min(args.timeout ?? DEFAULT_SHELL_TIMEOUT_MS, MAX_TIMER_MS);
   const output = new OutputCapper(ctx.outputCap);
 
   // reject: false turns exit codes and spawn failures into a result we inspect; buffer: false

@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -63,6 +64,25 @@ describe('acquireSessionLock', () => {
     expect(err.details).toMatchObject({ pid: process.pid });
     first.release();
     acquireSessionLock(log, me).release();
+  });
+
+  it.runIf(hasProc)('refuses while another live process holds the lock, takes it once that process is gone', async () => {
+    const log = logIn(tempDir());
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    try {
+      const pid = child.pid!;
+      fs.writeFileSync(lockPathFor(log), JSON.stringify({ pid, startTime: processStartTime(pid) }));
+      const err = lockError(() => acquireSessionLock(log, me));
+      expect(err.code).toBe('session_locked');
+      expect(err.details).toMatchObject({ pid });
+      expect(err.message).toContain(`pid ${pid}`);
+    } finally {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
+    const lock = acquireSessionLock(log, me);
+    expect(JSON.parse(fs.readFileSync(lock.path, 'utf8'))).toMatchObject({ pid: process.pid });
+    lock.release();
   });
 
   it('takes over a lock whose pid is dead', () => {

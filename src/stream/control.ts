@@ -1,0 +1,127 @@
+/**
+ * stream-json input (compat.md section 4): user messages and the control
+ * protocol, in both directions. The CLI parses inbound lines with these schemas
+ * (tolerantly: a bad line is reported and skipped) and the SDK builds its
+ * outbound lines with the same ones.
+ */
+import { z } from 'zod';
+import { ContentBlockSchema, RecoverySummarySchema } from './messages.js';
+
+// ---- host -> CLI -----------------------------------------------------------------------
+
+export const InputUserMessageSchema = z.looseObject({
+  type: z.literal('user'),
+  session_id: z.string().optional(),
+  message: z.looseObject({
+    role: z.literal('user'),
+    content: z.union([z.string(), z.array(z.union([ContentBlockSchema, z.looseObject({ type: z.string() })]))]),
+  }),
+  parent_tool_use_id: z.string().nullable().optional(),
+});
+export type InputUserMessage = z.infer<typeof InputUserMessageSchema>;
+
+export const InitializeRequestSchema = z.looseObject({ subtype: z.literal('initialize') });
+export const InterruptRequestSchema = z.looseObject({ subtype: z.literal('interrupt') });
+export const SetPermissionModeRequestSchema = z.looseObject({
+  subtype: z.literal('set_permission_mode'),
+  mode: z.enum(['default', 'auto-edit', 'yolo', 'plan']),
+});
+export const SetModelRequestSchema = z.looseObject({ subtype: z.literal('set_model'), model: z.string().min(1) });
+export const ContinueLastTurnRequestSchema = z.looseObject({
+  subtype: z.literal('continue_last_turn'),
+  plan_id: z.string().optional(),
+});
+export const GetRecoveryPlanRequestSchema = z.looseObject({ subtype: z.literal('get_recovery_plan') });
+
+export const HostControlRequestSchema = z.discriminatedUnion('subtype', [
+  InitializeRequestSchema,
+  InterruptRequestSchema,
+  SetPermissionModeRequestSchema,
+  SetModelRequestSchema,
+  ContinueLastTurnRequestSchema,
+  GetRecoveryPlanRequestSchema,
+]);
+export type HostControlRequest = z.infer<typeof HostControlRequestSchema>;
+export const HOST_CONTROL_SUBTYPES = ['initialize', 'interrupt', 'set_permission_mode', 'set_model', 'continue_last_turn', 'get_recovery_plan'] as const;
+
+/** The envelope only; the `request` is parsed separately so an unknown subtype can still be answered by id. */
+export const ControlRequestEnvelopeSchema = z.looseObject({
+  type: z.literal('control_request'),
+  request_id: z.string().min(1),
+  request: z.looseObject({ subtype: z.string() }),
+});
+
+export const ControlCancelRequestSchema = z.looseObject({
+  type: z.literal('control_cancel_request'),
+  request_id: z.string().min(1),
+});
+
+// ---- CLI -> host -----------------------------------------------------------------------
+
+export const CanUseToolRequestSchema = z.looseObject({
+  subtype: z.literal('can_use_tool'),
+  tool_name: z.string(),
+  tool_use_id: z.string(),
+  input: z.record(z.string(), z.unknown()),
+});
+
+export const CliControlRequestSchema = z.looseObject({
+  type: z.literal('control_request'),
+  request_id: z.string(),
+  request: CanUseToolRequestSchema,
+});
+export type CliControlRequest = z.infer<typeof CliControlRequestSchema>;
+
+export const PermissionResultSchema = z.union([
+  z.looseObject({ behavior: z.literal('allow'), updatedInput: z.record(z.string(), z.unknown()).optional() }),
+  z.looseObject({ behavior: z.literal('deny'), message: z.string().optional() }),
+]);
+export type PermissionResult = z.infer<typeof PermissionResultSchema>;
+
+// ---- responses, both directions --------------------------------------------------------
+
+export const ControlSuccessSchema = z.looseObject({
+  subtype: z.literal('success'),
+  request_id: z.string(),
+  response: z.record(z.string(), z.unknown()).optional(),
+});
+export const ControlErrorSchema = z.looseObject({
+  subtype: z.literal('error'),
+  request_id: z.string(),
+  error: z.string(),
+  /** mend adds a stable code to every error answer. */
+  code: z.string().optional(),
+});
+export const ControlResponseMessageSchema = z.looseObject({
+  type: z.literal('control_response'),
+  response: z.discriminatedUnion('subtype', [ControlSuccessSchema, ControlErrorSchema]),
+});
+export type ControlResponseMessage = z.infer<typeof ControlResponseMessageSchema>;
+
+/** Answer to `continue_last_turn`. */
+export const ContinueLastTurnAnswerSchema = z.looseObject({
+  accepted: z.boolean(),
+  interruption: z.enum(['none', 'interrupted_prompt', 'interrupted_turn']),
+  plan_id: z.string(),
+  kind: z.enum(['clean', 'interrupted_prompt', 'interrupted_turn', 'degraded_history']),
+  reason: z.string().optional(),
+});
+export type ContinueLastTurnAnswer = z.infer<typeof ContinueLastTurnAnswerSchema>;
+
+/** Answer to `initialize`: capabilities as in `init`, plus the recovery summary when resumed. */
+export const InitializeAnswerSchema = z.looseObject({
+  capabilities: z.record(z.string(), z.unknown()),
+  session_id: z.string(),
+  recovery: RecoverySummarySchema.nullable(),
+});
+
+export const InboundLineSchema = z.union([
+  InputUserMessageSchema,
+  ControlRequestEnvelopeSchema,
+  ControlCancelRequestSchema,
+  ControlResponseMessageSchema,
+]);
+
+/** Control lines the CLI writes to stdout besides the messages of messages.ts. */
+export const CliOutboundControlSchema = z.union([ControlResponseMessageSchema, CliControlRequestSchema, ControlCancelRequestSchema]);
+export type CliOutboundControl = z.infer<typeof CliOutboundControlSchema>;

@@ -1,0 +1,57 @@
+/**
+ * The crash corpus through the built CLI: `mend --resume <copied path> -o stream-json`
+ * with no prompt only inspects. It must take no lock and write nothing, and its
+ * recovery line must agree with the plan the core builds in-process.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildSessionRecoveryPlan } from '../../src/recovery/index.js';
+import { loadSession } from '../../src/session/session-loader.js';
+import { copyCase, listCorpus } from '../support/corpus.js';
+import { makeSandbox, mend, snapshotTree, summaryFromCorePlan, summaryFromRecoveryLine, transcript } from '../support/cli.js';
+
+const cases = listCorpus();
+
+describe.concurrent('crash corpus through `mend --resume <path> -o stream-json` (inspect only)', () => {
+  it('has cases', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(25);
+  });
+
+  it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+    const sb = makeSandbox(`corpus-${c.name}`);
+    const { sessionPath } = copyCase(c);
+    const before = readFileSync(sessionPath);
+
+    // The core plan, computed in-process from the same copy (as in corpus-core.test.ts).
+    const loaded = await loadSession(sessionPath);
+    const plan = buildSessionRecoveryPlan({
+      sessionId: loaded.conversation.sessionId,
+      conversation: loaded.conversation,
+      historyGaps: loaded.historyGaps,
+      diagnostics: loaded.diagnostics,
+    });
+
+    const run = await mend(sb, ['--resume', sessionPath, '-o', 'stream-json']);
+    expect(run.stderr).toBe('');
+    expect(run.exitCode).toBe(0);
+    const t = transcript(run.stdout);
+    expect(t.kinds).toEqual(['system:init', 'system:recovery', 'result']);
+    expect(t.init.resumed).toBe(true);
+    expect(t.result).toMatchObject({ subtype: 'success', is_error: false, num_turns: 0 });
+
+    const line = t.recovery!;
+    expect(summaryFromRecoveryLine(line)).toEqual(summaryFromCorePlan(plan));
+    expect(line.recovered).toBe(plan.kind !== 'clean');
+    expect(line.history.records).toBe(loaded.conversation.totalRecords);
+    expect(line.history.api_entries).toBe(plan.apiHistory.length);
+    // Inspecting never continues: it waits for confirmation when there is something to continue.
+    expect(line.action).toBe(plan.canContinue ? 'awaiting_confirmation' : 'none');
+    if (c.expected) expect(line.kind).toBe(c.expected.kind);
+
+    // No lock, no writes: the copy is byte-identical, its folder holds only it, and MEND_HOME has no files.
+    expect(readFileSync(sessionPath).equals(before)).toBe(true);
+    expect(readdirSync(dirname(sessionPath))).toEqual(['session.jsonl']);
+    expect(Object.entries(snapshotTree(sb.home)).filter(([, v]) => v !== 'dir')).toEqual([]);
+  });
+});
