@@ -24,7 +24,7 @@ export interface WriteFaultHook {
 /** The file-system calls the writer makes; tests may wrap the real ones to observe them. */
 export type WriterFs = Pick<
   typeof fs,
-  'openSync' | 'writeSync' | 'fsyncSync' | 'closeSync' | 'fstatSync' | 'readSync' | 'fchmodSync' | 'mkdirSync' | 'chmodSync'
+  'openSync' | 'writeSync' | 'fsyncSync' | 'closeSync' | 'fstatSync' | 'readSync' | 'fchmodSync' | 'mkdirSync' | 'chmodSync' | 'statSync'
 >;
 
 export interface WriterOpenOptions {

@@ -3,30 +3,41 @@
  * them are private (0700) whatever the umask says.
  */
 import * as fs from 'node:fs';
-import { dirname, relative, resolve, sep } from 'node:path';
+import { dirname, resolve } from 'node:path';
 
-export type PrivateDirFs = Pick<typeof fs, 'mkdirSync' | 'chmodSync'>;
+export type PrivateDirFs = Pick<typeof fs, 'mkdirSync' | 'chmodSync' | 'statSync'>;
 
 /**
- * Creates `dir` and any missing ancestors with mode 0700. Only folders created
- * here are chmod-ed: an existing folder belongs to someone who chose its mode.
+ * Creates `dir` and any missing ancestors with mode 0700. One level at a time,
+ * each chmod-ed right after its mkdir: a umask that strips owner bits would
+ * otherwise leave a parent we cannot create the next level in. Existing
+ * folders (also ones a concurrent process just made) keep their mode: they are
+ * not ours to change.
  */
 export function ensurePrivateDir(dir: string, io: PrivateDirFs = fs): void {
-  const target = resolve(dir);
-  const firstCreated = io.mkdirSync(target, { recursive: true, mode: 0o700 });
-  if (firstCreated === undefined) return;
-  // mkdir's mode is filtered by the umask; chmod is not. Walk from the first
-  // created folder down to the target.
-  let current = resolve(firstCreated);
-  io.chmodSync(current, 0o700);
-  const rest = relative(current, target);
-  if (rest === '') return;
-  for (const segment of rest.split(sep)) {
-    current = resolve(current, segment);
-    io.chmodSync(current, 0o700);
+  const missing: string[] = [];
+  let current = resolve(dir);
+  while (!exists(current, io)) {
+    missing.push(current);
+    const parent = dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  for (const folder of missing.reverse()) {
+    try {
+      io.mkdirSync(folder, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      throw error;
+    }
+    io.chmodSync(folder, 0o700);
   }
 }
 
 export function ensurePrivateParentDir(file: string, io: PrivateDirFs = fs): void {
   ensurePrivateDir(dirname(resolve(file)), io);
+}
+
+function exists(path: string, io: PrivateDirFs): boolean {
+  return io.statSync(path, { throwIfNoEntry: false }) !== undefined;
 }

@@ -22,7 +22,8 @@ describe('SessionWriter', () => {
   it('creates missing folders 0700 and the log 0600 regardless of umask', () => {
     const root = tempDir();
     const file = join(root, 'projects', 'p', 'chats', `${SID}.jsonl`);
-    const oldUmask = process.umask(0o000);
+    // This umask would leave the file 0400 and folders 0500 without the explicit chmods.
+    const oldUmask = process.umask(0o277);
     try {
       const w = SessionWriter.open(file, { create: true });
       w.close();

@@ -1,0 +1,346 @@
+/**
+ * A Query: one CLI process driven over stream-json. Messages are read into a
+ * queue as they arrive, so control methods work from inside the consumer's
+ * `for await` loop. Control traffic (responses, can_use_tool) is handled here
+ * and never yielded.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  ContinueLastTurnAnswerSchema,
+  HostControlRequestSchema,
+  InputUserMessageSchema,
+  PermissionResultSchema,
+  type HostControlRequest,
+} from '../stream/control.js';
+import { RecoverySummarySchema, type RecoverySummary } from '../stream/messages.js';
+import { AsyncQueue } from './async-queue.js';
+import { MendAbortError, MendControlError, MendSdkError } from './errors.js';
+import type { Transport } from './process-transport.js';
+import type {
+  CanUseTool,
+  ContinueLastTurnResult,
+  PermissionMode,
+  Prompt,
+  SDKInitMessage,
+  SDKMessage,
+  SDKRecoveryMessage,
+  SDKUserMessageInput,
+} from './types.js';
+import { validationIssues, type InboundMessage } from './validate-message.js';
+
+interface Pending {
+  subtype: string;
+  resolve: (answer: Record<string, unknown>) => void;
+  reject: (error: unknown) => void;
+}
+
+export interface QueryConfig {
+  prompt?: Prompt;
+  canUseTool?: CanUseTool | undefined;
+  abortSignal?: AbortSignal | undefined;
+}
+
+const noop = (): void => {};
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+export class Query implements AsyncIterableIterator<SDKMessage> {
+  /** The recovery line of a resumed session; null when `init` says the session was not resumed. */
+  readonly recovery: Promise<SDKRecoveryMessage | null>;
+  private settleRecovery!: { resolve: (m: SDKRecoveryMessage | null) => void; reject: (e: unknown) => void; done: boolean };
+  private readonly output = new AsyncQueue<SDKMessage>();
+  private readonly pending = new Map<string, Pending>();
+  private readonly toolRequests = new Map<string, AbortController>();
+  private readonly ready: Promise<void>;
+  private initMessage: SDKInitMessage | undefined;
+  private requestCounter = 0;
+  private expectedResults = 0;
+  private resultsSeen = 0;
+  private promptDone = false;
+  private finished = false;
+  private closePromise: Promise<void> | null = null;
+  private abortError: MendAbortError | null = null;
+
+  constructor(
+    readonly transport: Transport,
+    private readonly config: QueryConfig = {},
+  ) {
+    this.recovery = new Promise((resolve, reject) => (this.settleRecovery = { resolve, reject, done: false }));
+    this.recovery.catch(noop);
+    const signal = config.abortSignal;
+    if (signal) {
+      if (signal.aborted) this.abortError = new MendAbortError(undefined, { cause: signal.reason });
+      else signal.addEventListener('abort', () => this.abort(signal.reason), { once: true });
+    }
+    this.ready = this.start();
+    this.ready.catch(noop);
+  }
+
+  /** The `init` message, once it has arrived. */
+  get init(): SDKInitMessage | undefined {
+    return this.initMessage;
+  }
+
+  private async start(): Promise<void> {
+    try {
+      if (this.abortError) throw this.abortError;
+      await this.transport.start();
+    } catch (error) {
+      this.finish(error);
+      throw error;
+    }
+    void this.pump();
+    if (this.config.canUseTool) this.request({ subtype: 'initialize' }).catch(noop);
+    void this.streamPrompt();
+  }
+
+  // ---- reading ---------------------------------------------------------------------------
+
+  private async pump(): Promise<void> {
+    try {
+      for await (const message of this.transport.readMessages()) this.route(message);
+      this.finish(null);
+    } catch (error) {
+      this.finish(error);
+    }
+  }
+
+  private route(m: InboundMessage): void {
+    if (m.type === 'control_response') return this.onControlResponse(m);
+    if (m.type === 'control_request') return void this.onCliRequest(m);
+    if (m.type === 'control_cancel_request') {
+      const id = m['request_id'];
+      if (typeof id === 'string') this.toolRequests.get(id)?.abort(new MendSdkError('cancelled', 'the CLI cancelled this request'));
+      return;
+    }
+    if (m.type === 'system' && m['subtype'] === 'init') {
+      this.initMessage = m as SDKInitMessage;
+      if (m['resumed'] !== true) this.resolveRecovery(null);
+    } else if (m.type === 'system' && m['subtype'] === 'recovery') {
+      this.resolveRecovery(m as SDKRecoveryMessage);
+    } else if (this.initMessage) {
+      // The recovery line comes right after init or not at all.
+      this.resolveRecovery(null);
+    }
+    this.output.push(m as SDKMessage);
+    if (m.type === 'result') {
+      this.resultsSeen += 1;
+      this.maybeEndInput();
+    }
+  }
+
+  private resolveRecovery(value: SDKRecoveryMessage | null): void {
+    if (this.settleRecovery.done) return;
+    this.settleRecovery.done = true;
+    this.settleRecovery.resolve(value);
+  }
+
+  private onControlResponse(m: InboundMessage): void {
+    const response = record(m['response']);
+    const id = response?.['request_id'];
+    const pending = typeof id === 'string' ? this.pending.get(id) : undefined;
+    if (!response || !pending || typeof id !== 'string') return;
+    this.pending.delete(id);
+    const issues = validationIssues(m);
+    if (issues !== undefined) {
+      pending.reject(new MendControlError('invalid_response', `malformed answer to ${pending.subtype}: ${issues}`, pending.subtype, id));
+    } else if (response['subtype'] === 'success') {
+      const answer = record(response['response']) ?? {};
+      // Counted here, synchronously, so the continuation's result cannot arrive before it is expected.
+      if (pending.subtype === 'continue_last_turn' && answer['accepted'] === true) this.expectedResults += 1;
+      pending.resolve(answer);
+    } else {
+      const code = typeof response['code'] === 'string' ? response['code'] : 'control_error';
+      pending.reject(new MendControlError(code, String(response['error']), pending.subtype, id));
+    }
+    this.maybeEndInput();
+  }
+
+  private async onCliRequest(m: InboundMessage): Promise<void> {
+    const id = m['request_id'];
+    if (typeof id !== 'string') return;
+    const request = record(m['request']);
+    const issues = validationIssues(m);
+    if (issues !== undefined) return this.answer(id, { error: `malformed control request: ${issues}`, code: 'invalid_request' });
+    if (request?.['subtype'] !== 'can_use_tool') {
+      return this.answer(id, { error: `the SDK does not handle ${String(request?.['subtype'])}`, code: 'unsupported_request' });
+    }
+    const canUseTool = this.config.canUseTool;
+    if (!canUseTool) return this.answer(id, { response: { behavior: 'deny', message: 'the host has no canUseTool callback' } });
+    const controller = new AbortController();
+    this.toolRequests.set(id, controller);
+    try {
+      const decision = await canUseTool(String(request['tool_name']), (record(request['input']) ?? {}), {
+        toolUseId: String(request['tool_use_id']),
+        signal: controller.signal,
+      });
+      if (controller.signal.aborted) return;
+      const parsed = PermissionResultSchema.safeParse(decision);
+      if (!parsed.success) return await this.answer(id, { error: 'canUseTool returned neither allow nor deny', code: 'invalid_permission_result' });
+      await this.answer(id, { response: decision as Record<string, unknown> });
+    } catch (error) {
+      if (controller.signal.aborted) return;
+      await this.answer(id, { error: `canUseTool failed: ${error instanceof Error ? error.message : String(error)}`, code: 'callback_failed' });
+    } finally {
+      this.toolRequests.delete(id);
+      this.maybeEndInput();
+    }
+  }
+
+  private answer(requestId: string, a: { response: Record<string, unknown> } | { error: string; code: string }): Promise<void> {
+    const response =
+      'response' in a
+        ? { subtype: 'success', request_id: requestId, response: a.response }
+        : { subtype: 'error', request_id: requestId, error: a.error, code: a.code };
+    return this.transport.write({ type: 'control_response', response }).catch(noop);
+  }
+
+  private finish(error: unknown): void {
+    if (this.finished) return;
+    this.finished = true;
+    const failure = this.abortError ?? error;
+    if (failure) this.output.fail(failure);
+    else this.output.end();
+    const why = failure ?? new MendSdkError('process_exited', 'the mend CLI exited');
+    for (const [id, p] of this.pending) {
+      p.reject(new MendControlError('process_exited', `no answer to ${p.subtype}: ${(why as Error).message ?? String(why)}`, p.subtype, id, { cause: why }));
+    }
+    this.pending.clear();
+    for (const c of this.toolRequests.values()) c.abort(why);
+    if (!this.settleRecovery.done) {
+      this.settleRecovery.done = true;
+      this.settleRecovery.reject(
+        this.initMessage ? new MendSdkError('no_recovery_line', 'the CLI ended before printing the recovery line', { cause: why }) : failure ?? new MendSdkError('exited_before_init', 'the mend CLI exited before init'),
+      );
+    }
+  }
+
+  // ---- writing ---------------------------------------------------------------------------
+
+  private async streamPrompt(): Promise<void> {
+    const prompt = this.config.prompt;
+    try {
+      if (typeof prompt === 'string') {
+        await this.sendUserMessage({ type: 'user', message: { role: 'user', content: prompt } });
+      } else if (prompt !== undefined) {
+        for await (const message of prompt) {
+          if (this.finished || this.closePromise) break;
+          await this.sendUserMessage(message);
+        }
+      } else {
+        return;
+      }
+      this.promptDone = true;
+      this.maybeEndInput();
+    } catch (error) {
+      if (this.finished || this.closePromise) return;
+      // The prompt iterable failed: stop the process and surface the error from the iterator.
+      this.output.fail(error);
+      this.finished = true;
+      void this.close();
+    }
+  }
+
+  /** Sends one user message (a turn is queued in the CLI). */
+  async sendUserMessage(message: SDKUserMessageInput): Promise<void> {
+    await this.ready;
+    const line = InputUserMessageSchema.parse({ session_id: '', parent_tool_use_id: null, ...message });
+    this.expectedResults += 1;
+    try {
+      await this.transport.write(line);
+    } catch (error) {
+      this.expectedResults -= 1;
+      throw error;
+    }
+  }
+
+  private maybeEndInput(): void {
+    if (this.promptDone && this.resultsSeen >= this.expectedResults && this.pending.size === 0 && this.toolRequests.size === 0) {
+      this.transport.endInput();
+    }
+  }
+
+  private async request(request: HostControlRequest): Promise<Record<string, unknown>> {
+    const subtype = request.subtype;
+    const checked = HostControlRequestSchema.safeParse(request);
+    if (!checked.success) throw new MendControlError('invalid_request', `invalid ${subtype} request: ${checked.error.message}`, subtype, undefined);
+    await this.ready;
+    if (this.finished || this.closePromise) throw new MendControlError('closed', `cannot send ${subtype}: the query is closed`, subtype, undefined);
+    const id = `sdk_${++this.requestCounter}_${randomUUID().slice(0, 8)}`;
+    const answer = new Promise<Record<string, unknown>>((resolve, reject) => this.pending.set(id, { subtype, resolve, reject }));
+    try {
+      await this.transport.write({ type: 'control_request', request_id: id, request });
+    } catch (error) {
+      this.pending.delete(id);
+      throw new MendControlError('write_failed', `cannot send ${subtype}: ${(error as Error).message}`, subtype, id, { cause: error });
+    }
+    return answer;
+  }
+
+  // ---- control API -----------------------------------------------------------------------
+
+  /** Stops the running turn (it ends with an aborted result); the process stays up for more turns. */
+  async interrupt(): Promise<void> {
+    await this.request({ subtype: 'interrupt' });
+  }
+
+  /** Asks the CLI to continue the interrupted turn; when accepted, the continuation runs as a turn ending with a result. */
+  async continueLastTurn(opts: { planId?: string } = {}): Promise<ContinueLastTurnResult> {
+    const answer = await this.request({ subtype: 'continue_last_turn', ...(opts.planId !== undefined ? { plan_id: opts.planId } : {}) });
+    const parsed = ContinueLastTurnAnswerSchema.safeParse(answer);
+    if (!parsed.success) throw new MendControlError('invalid_response', `malformed continue_last_turn answer: ${parsed.error.message}`, 'continue_last_turn', undefined);
+    return answer as ContinueLastTurnResult;
+  }
+
+  /** The current recovery plan summary (same fields as the recovery line); null when the CLI reports none. */
+  async getRecoveryPlan(): Promise<RecoverySummary | null> {
+    const answer = await this.request({ subtype: 'get_recovery_plan' });
+    const summary = 'plan_id' in answer ? answer : 'recovery' in answer ? answer['recovery'] : answer;
+    if (summary === null) return null;
+    const parsed = RecoverySummarySchema.safeParse(summary);
+    if (!parsed.success) throw new MendControlError('invalid_response', `malformed get_recovery_plan answer: ${parsed.error.message}`, 'get_recovery_plan', undefined);
+    return summary as RecoverySummary;
+  }
+
+  async setPermissionMode(mode: PermissionMode): Promise<void> {
+    await this.request({ subtype: 'set_permission_mode', mode });
+  }
+
+  async setModel(model: string): Promise<void> {
+    await this.request({ subtype: 'set_model', model });
+  }
+
+  /** Ends the process (stdin, then SIGTERM, then SIGKILL) and ends the iteration. Safe to call more than once. */
+  close(): Promise<void> {
+    this.closePromise ??= (async () => {
+      for (const c of this.toolRequests.values()) c.abort(new MendSdkError('closed', 'the query was closed'));
+      await this.ready.catch(noop);
+      await this.transport.close();
+      this.finish(null);
+    })();
+    return this.closePromise;
+  }
+
+  private abort(reason: unknown): void {
+    this.abortError ??= new MendAbortError(undefined, { cause: reason });
+    void this.close();
+  }
+
+  // ---- iteration -------------------------------------------------------------------------
+
+  next(): Promise<IteratorResult<SDKMessage>> {
+    return this.output.next();
+  }
+
+  /** Called by `break` / `return` in a for-await loop: closes the process. */
+  async return(): Promise<IteratorResult<SDKMessage>> {
+    await this.close();
+    return { value: undefined, done: true };
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+}
