@@ -62,6 +62,7 @@ class LogAccumulator {
       this.sessionId = record.sessionId;
     } else if (record.sessionId !== this.sessionId) {
       this.diagnostics.push({ code: 'mixed_session_id', line, sessionId: record.sessionId });
+      return true;
     }
     const at = this.byUuid.get(record.uuid);
     if (at === undefined) {
