@@ -17,7 +17,7 @@ export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 export const EXIT_CODE_TABLE: ReadonlyArray<[number, string]> = [
   [ExitCode.success, 'success (also: inspected a session, nothing to continue)'],
   [ExitCode.runFailed, 'the run failed (provider error, max turns, tool loop error)'],
-  [ExitCode.usage, 'usage error (bad flags, bad --resume value, malformed scripted responses)'],
+  [ExitCode.usage, 'usage or configuration error (bad flags, bad --resume value, no model settings, malformed scripted responses)'],
   [ExitCode.session, 'session error: not found, exists, locked, stale plan, continuation refused'],
   [ExitCode.storage, 'the session log could not be written (disk full, I/O error)'],
   [ExitCode.sigint, 'interrupted by SIGINT (turn recorded as aborted)'],
@@ -36,7 +36,7 @@ const SESSION_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 ]);
 
 export function exitCodeFor(code: ErrorCode | string): number {
-  if (code === 'usage' || code === 'invalid_resume_target') return ExitCode.usage;
+  if (code === 'usage' || code === 'invalid_resume_target' || code === 'provider_config_missing') return ExitCode.usage;
   if (SESSION_CODES.has(code as ErrorCode)) return ExitCode.session;
   if (code === 'session_write_failed') return ExitCode.storage;
   return ExitCode.runFailed;

@@ -38,7 +38,7 @@ function outputFormatOf(argv: string[]): OutputFormat {
 function reportEarlyError(io: MainIo, argv: string[], code: string, message: string): number {
   const format = outputFormatOf(argv);
   if (format === 'text') {
-    io.stderr.write(`mend: error [${code}]: ${message}\nRun mend --help for usage.\n`);
+    io.stderr.write(`mend: error [${code}]: ${message} (see mend --help)\n`);
   } else {
     io.stdout.write(
       `${JSON.stringify({

@@ -15,7 +15,7 @@ import type { SessionRecoveryPlan } from '../recovery/plan-types.js';
 import type { LoadedSession } from '../session/conversation.js';
 import { SessionWriter, type WriteFaultHook } from '../session/log-writer.js';
 import { readSessionLog } from '../session/log-reader.js';
-import { buildConversation } from '../session/conversation-loader.js';
+import { loadSession } from '../session/session-loader.js';
 import { acquireSessionLock, processStartTime, type SessionLock } from '../session/session-lock.js';
 import { findMostRecentSession, projectDir, resolveResumeTarget, sessionLogPath, isSessionId } from '../session/session-paths.js';
 import type { ChatRecord } from '../session/records.js';
@@ -80,16 +80,17 @@ export async function loadAndPlan(
   fallbackSessionId: string,
   allowAutoContinue: boolean,
 ): Promise<{ loaded: LoadedSession; plan: SessionRecoveryPlan; sessionId: string }> {
-  const loaded = buildConversation(await readSessionLog(logPath));
-  const sessionId = loaded.conversation.sessionId || fallbackSessionId;
+  // The same loader every entrypoint uses, so the same file gives the same plan id everywhere.
+  const loaded = await loadSession(logPath);
   const plan = buildSessionRecoveryPlan({
-    sessionId,
+    sessionId: loaded.conversation.sessionId,
     conversation: loaded.conversation,
     historyGaps: loaded.historyGaps,
     diagnostics: loaded.diagnostics,
     options: { allowAutoContinue },
   });
-  return { loaded, plan, sessionId };
+  // New records need an id even in a log that names none (an empty file that is not named by a UUID).
+  return { loaded, plan, sessionId: loaded.conversation.sessionId || fallbackSessionId };
 }
 
 function lockFor(path: string, env: SessionEnv): SessionLock {

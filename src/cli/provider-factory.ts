@@ -25,9 +25,16 @@ export function configuredModel(options: RunOptions, env: ProviderEnv): string |
   return options.model ?? env.OPENAI_MODEL ?? null;
 }
 
+/** Builds once; a failed build is retried on the next call (the settings may have changed). */
 export function lazyProvider(options: RunOptions, env: ProviderEnv): () => Promise<ModelProvider> {
   let provider: Promise<ModelProvider> | undefined;
-  return () => (provider ??= build(options, env));
+  return () => {
+    provider ??= build(options, env).catch((error: unknown) => {
+      provider = undefined;
+      throw error;
+    });
+    return provider;
+  };
 }
 
 async function build(options: RunOptions, env: ProviderEnv): Promise<ModelProvider> {
@@ -35,15 +42,19 @@ async function build(options: RunOptions, env: ProviderEnv): Promise<ModelProvid
     if (options.scriptedResponses === undefined) {
       throw new MendError('provider_config_missing', '--provider scripted needs --scripted-responses FILE');
     }
-    const { ScriptedProvider } = await import('../providers/scripted-provider.js');
-    return new ScriptedProvider({ path: options.scriptedResponses });
+    const { ScriptedProvider, loadScript } = await import('../providers/scripted-provider.js');
+    // Read and validated now, before the run writes anything.
+    return new ScriptedProvider(await loadScript(options.scriptedResponses));
   }
+  const model = options.model ?? env.OPENAI_MODEL;
+  if (!env.OPENAI_API_KEY) throw new MendError('provider_config_missing', 'no API key: set OPENAI_API_KEY (or use --scripted-responses FILE)');
+  if (!model) throw new MendError('provider_config_missing', 'no model: pass --model or set OPENAI_MODEL');
   const { OpenAIProvider } = await import('../providers/openai-provider.js');
   const retries = env.MEND_OPENAI_MAX_RETRIES === undefined ? undefined : Number(env.MEND_OPENAI_MAX_RETRIES);
   return new OpenAIProvider({
     apiKey: env.OPENAI_API_KEY,
     baseURL: options.baseUrl ?? env.OPENAI_BASE_URL,
-    model: options.model ?? env.OPENAI_MODEL,
+    model,
     maxRetries: retries !== undefined && Number.isInteger(retries) && retries >= 0 ? retries : undefined,
   });
 }

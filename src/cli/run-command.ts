@@ -151,6 +151,9 @@ export async function runCommand(o: RunOptions, io: RunIo): Promise<number> {
     if (!opened && intent.type === 'inspect' && !o.continue && o.resume === undefined) {
       throw new MendError('usage', 'nothing to do: give a prompt with -p, pipe one on stdin, or resume a session');
     }
+    const provider = lazyProvider(o, io.env);
+    // A prompt always needs the model: a configuration error must come before anything touches the disk.
+    if (intent.type === 'prompt') await provider();
     opened = await openSession(o, io.session, needsWrite);
     sessionIdForErrors = opened.sessionId;
 
@@ -174,7 +177,7 @@ export async function runCommand(o: RunOptions, io: RunIo): Promise<number> {
       return ExitCode.success;
     }
 
-    const agent = createAgent(opened, o, io, out);
+    const agent = createAgent(opened, o, io, out, headlessApproval(o), provider);
     const turnOptions = { signal: io.signal, maxTurns: o.maxTurns, includePartialMessages: o.includePartialMessages };
     let turn: TurnResult;
     if (decision.execute === 'continuation') {
@@ -194,7 +197,14 @@ export async function runCommand(o: RunOptions, io: RunIo): Promise<number> {
   }
 }
 
-export function createAgent(opened: OpenedSession, o: RunOptions, io: RunIo, out: OutputSink, approve = headlessApproval(o)): AgentSession {
+export function createAgent(
+  opened: OpenedSession,
+  o: RunOptions,
+  io: RunIo,
+  out: OutputSink,
+  approve = headlessApproval(o),
+  provider = lazyProvider(o, io.env),
+): AgentSession {
   const store = opened.store;
   if (!store) throw new MendError('internal', 'a run that writes needs the session lock');
   return new AgentSession({
@@ -202,7 +212,7 @@ export function createAgent(opened: OpenedSession, o: RunOptions, io: RunIo, out
     history: structuredClone(opened.plan?.apiHistory ?? []),
     builder: store.builder,
     sink: store,
-    provider: lazyProvider(o, io.env),
+    provider,
     tools: createToolPort(io.session.cwd),
     approve,
     emit: (m) => out.emit(m),

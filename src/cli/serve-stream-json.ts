@@ -74,7 +74,11 @@ export class StreamJsonServer {
 
   async serve(): Promise<number> {
     const framer = new LineFramer();
-    const onSignal = () => this.running?.controller.abort(this.io.signal.reason);
+    const onSignal = () => {
+      this.running?.controller.abort(this.io.signal.reason);
+      // A signal ends the session: stop waiting for input that may never come.
+      this.io.stdin.destroy();
+    };
     this.io.signal.addEventListener('abort', onSignal, { once: true });
     try {
       for await (const chunk of this.io.stdin) {
@@ -83,7 +87,8 @@ export class StreamJsonServer {
       }
       for (const line of framer.end()) this.handleLine(line);
     } catch (error) {
-      this.systemError('stdin_error', `reading stdin failed: ${(error as Error).message}`);
+      // Destroying stdin on a signal ends the read loop with an error; that is not worth a line.
+      if (!this.io.signal.aborted) this.systemError('stdin_error', `reading stdin failed: ${(error as Error).message}`);
     }
     // End of input: nobody can answer a pending approval any more; finish the turns, then stop.
     this.inputEnded = true;

@@ -93,6 +93,8 @@ export class AgentSession {
    * Afterwards the in-memory history is the plan's apiHistory.
    */
   async recordRecoveryStart(plan: SessionRecoveryPlan): Promise<void> {
+    // A run that cannot reach a model must not leave records behind: check first.
+    await this.deps.provider();
     const { builder } = this.deps;
     await this.write(builder.recovery(toRecoveryDebugPayload(plan, this.deps.now())), true);
     const synthetic = new Set(plan.continuation?.syntheticCallIds ?? []);
@@ -110,6 +112,7 @@ export class AgentSession {
   }
 
   async runPrompt(parts: Part[], opts: TurnOptions): Promise<TurnResult> {
+    await this.deps.provider();
     await this.write(this.deps.builder.user(parts), true);
     this.history.push({ role: 'user', parts });
     return this.loop(opts);
@@ -173,7 +176,11 @@ export class AgentSession {
           // Keep the partial text the user saw; calls from a cut-off response are not recorded
           // (their arguments may be incomplete and they never ran).
           const partial = response.parts.filter((p) => !p.functionCall);
-          if (partial.length > 0) await this.write(this.deps.builder.assistant(partial, provider.model, response.usage), true);
+          if (partial.length > 0) {
+            await this.write(this.deps.builder.assistant(partial, provider.model, response.usage), true);
+            // Memory and log must agree: the next turn continues after this partial answer.
+            this.history.push({ role: 'model', parts: partial });
+          }
           return await this.aborted(opts.signal, finish);
         }
         if (streamError !== undefined) throw streamError;

@@ -5,7 +5,8 @@
  * Unlike Qwen's repair, a recorded result is never replaced or duplicated by a
  * synthetic one, and every change is reported (hoists and orphan drops too).
  */
-import type { Content, Part, RecoveryRepair } from '../session/records.js';
+import { cloneJson } from '../session/api-history.js';
+import type { Content, FunctionResponse, Part, RecoveryRepair } from '../session/records.js';
 import { syntheticResultPart } from './synthetic-result.js';
 
 export interface RepairResult {
@@ -18,6 +19,7 @@ export interface RepairResult {
 type ResponseFate = 'kept' | 'hoisted' | 'duplicate' | 'orphan';
 
 interface CallInfo {
+  id: string;
   name: string;
   /** Index of the model entry in the input history. */
   entryIndex: number;
@@ -25,18 +27,18 @@ interface CallInfo {
   hoisted: boolean;
 }
 
-function clonePart(part: Part): Part {
-  return structuredClone(part);
-}
-
 export function repairHistory(input: readonly Content[]): RepairResult {
+  // Every call occurrence, keyed by its "entry:part" position. Ids are only unique per
+  // model entry: some providers number calls call_0, call_1... in every response.
   const calls = new Map<string, CallInfo>();
+  // The most recent call of each id: a result answers the latest call of its id.
+  const latestById = new Map<string, CallInfo>();
   // Fate of every response part, keyed by "entry:part" position in the input.
   const fates = new Map<string, ResponseFate>();
   // Call parts dropped from model entries, keyed the same way.
   const droppedCalls = new Map<string, RecoveryRepair>();
 
-  // Pass 1: pair every response with the first earlier call of the same id.
+  // Pass 1: pair every response with the latest earlier call of the same id.
   const nextModelIndex = new Array<number>(input.length).fill(Number.POSITIVE_INFINITY);
   for (let i = input.length - 1, next = Number.POSITIVE_INFINITY; i >= 0; i--) {
     nextModelIndex[i] = next;
@@ -44,30 +46,37 @@ export function repairHistory(input: readonly Content[]): RepairResult {
   }
 
   input.forEach((entry, entryIndex) => {
+    const idsInEntry = new Set<string>();
     entry.parts.forEach((part, partIndex) => {
       const key = `${entryIndex}:${partIndex}`;
-      if (entry.role === 'model' && part.functionCall) {
+      if (part.functionCall) {
         const { id, name } = part.functionCall;
-        if (id === undefined || id === '') {
+        if (entry.role !== 'model') {
+          droppedCalls.set(key, { type: 'dropped_misplaced_call', callId: id ?? '', name });
+        } else if (id === undefined || id === '') {
           droppedCalls.set(key, { type: 'dropped_call_without_id', name });
-        } else if (calls.has(id)) {
+        } else if (idsInEntry.has(id)) {
+          // Two calls with one id in one response: no result could tell them apart.
           droppedCalls.set(key, { type: 'dropped_duplicate_call', callId: id, name });
         } else {
-          calls.set(id, { name, entryIndex, hoisted: false });
+          const info: CallInfo = { id, name, entryIndex, hoisted: false };
+          idsInEntry.add(id);
+          calls.set(key, info);
+          latestById.set(id, info);
         }
-        return;
       }
+      // A part may (corruptly) hold a call and a result at once: both are looked at.
       if (!part.functionResponse) return;
       const id = part.functionResponse.id;
-      const call = id === undefined ? undefined : calls.get(id);
-      if (!call || entry.role !== 'user') {
+      const call = id === undefined ? undefined : latestById.get(id);
+      if (!call) {
         fates.set(key, 'orphan');
       } else if (call.response) {
         fates.set(key, 'duplicate');
       } else {
-        call.response = clonePart(part);
+        call.response = { functionResponse: cloneJson(part.functionResponse) as FunctionResponse };
         // Adjacent: in the user entries between the call's model entry and the next model entry.
-        const adjacent = entryIndex < (nextModelIndex[call.entryIndex] ?? Number.POSITIVE_INFINITY);
+        const adjacent = entry.role === 'user' && entryIndex < (nextModelIndex[call.entryIndex] ?? Number.POSITIVE_INFINITY);
         call.hoisted = !adjacent;
         fates.set(key, adjacent ? 'kept' : 'hoisted');
       }
@@ -79,59 +88,48 @@ export function repairHistory(input: readonly Content[]): RepairResult {
   const repairs: RecoveryRepair[] = [];
   const synthesizedCallIds: string[] = [];
 
-  input.forEach((entry, entryIndex) => {
-    if (entry.role === 'model') {
-      const parts: Part[] = [];
-      const callIds: string[] = [];
-      entry.parts.forEach((part, partIndex) => {
-        const dropped = droppedCalls.get(`${entryIndex}:${partIndex}`);
-        if (dropped) {
-          repairs.push(dropped);
-          return;
-        }
-        if (part.functionResponse) {
-          // A result inside a model entry can never be sent.
-          repairs.push({ type: 'dropped_orphan_tool_result', callId: part.functionResponse.id ?? '', name: part.functionResponse.name });
-          return;
-        }
-        parts.push(clonePart(part));
-        const id = part.functionCall?.id;
-        if (id !== undefined) callIds.push(id);
-      });
-      if (parts.length === 0) return;
-      history.push({ role: 'model', parts });
-      if (callIds.length === 0) return;
-      const results: Part[] = [];
-      for (const id of callIds) {
-        const call = calls.get(id);
-        if (!call) continue;
-        if (call.response) {
-          if (call.hoisted) repairs.push({ type: 'hoisted_tool_result', callId: id, name: call.name });
-          results.push(call.response);
-        } else {
-          repairs.push({ type: 'synthesized_tool_result', callId: id, name: call.name });
-          synthesizedCallIds.push(id);
-          results.push(syntheticResultPart(id, call.name));
-        }
-      }
-      history.push({ role: 'user', parts: results });
-      return;
-    }
+  const reportDropped = (part: Part, key: string): void => {
+    const response = part.functionResponse;
+    if (!response) return;
+    const fate = fates.get(key);
+    const callId = response.id ?? '';
+    if (fate === 'duplicate') repairs.push({ type: 'dropped_duplicate_tool_result', callId, name: response.name });
+    if (fate === 'orphan') repairs.push({ type: 'dropped_orphan_tool_result', callId, name: response.name });
+  };
 
-    const rest: Part[] = [];
+  input.forEach((entry, entryIndex) => {
+    const kept: Part[] = [];
+    const entryCalls: CallInfo[] = [];
     entry.parts.forEach((part, partIndex) => {
-      if (!part.functionResponse) {
-        // A call inside a user entry is not a call any provider accepts; it is never sent.
-        if (!part.functionCall) rest.push(clonePart(part));
-        return;
-      }
-      const fate = fates.get(`${entryIndex}:${partIndex}`);
-      const callId = part.functionResponse.id ?? '';
-      const name = part.functionResponse.name;
-      if (fate === 'duplicate') repairs.push({ type: 'dropped_duplicate_tool_result', callId, name });
-      if (fate === 'orphan') repairs.push({ type: 'dropped_orphan_tool_result', callId, name });
+      const key = `${entryIndex}:${partIndex}`;
+      const dropped = droppedCalls.get(key);
+      if (dropped) repairs.push(dropped);
+      reportDropped(part, key);
+      // Results travel separately (paired after their call); what is left of the part stays.
+      const { functionResponse: _response, ...rest } = part;
+      if (dropped) delete rest.functionCall;
+      if (Object.keys(rest).length === 0) return;
+      kept.push(cloneJson(rest) as Part);
+      const call = calls.get(key);
+      if (call) entryCalls.push(call);
     });
-    if (rest.length > 0) history.push({ role: 'user', parts: rest });
+    if (kept.length === 0) return;
+    history.push({ role: entry.role, parts: kept });
+    if (entry.role !== 'model' || entryCalls.length === 0) return;
+
+    const results: Part[] = [];
+    for (const call of entryCalls) {
+      const id = call.id;
+      if (call.response) {
+        if (call.hoisted) repairs.push({ type: 'hoisted_tool_result', callId: id, name: call.name });
+        results.push(call.response);
+      } else {
+        repairs.push({ type: 'synthesized_tool_result', callId: id, name: call.name });
+        synthesizedCallIds.push(id);
+        results.push(syntheticResultPart(id, call.name));
+      }
+    }
+    history.push({ role: 'user', parts: results });
   });
 
   return { history, repairs, synthesizedCallIds };

@@ -8,7 +8,6 @@ export type HistoryValidation = { ok: true } | { ok: false; problems: string[] }
 
 export function validateProviderHistory(contents: readonly Content[]): HistoryValidation {
   const problems: string[] = [];
-  const seenCalls = new Set<string>();
   // Indexes of user entries that are the result entry of the model entry before them.
   const resultEntries = new Set<number>();
 
@@ -18,6 +17,8 @@ export function validateProviderHistory(contents: readonly Content[]): HistoryVa
     if (entry.role !== 'model') return;
 
     const callIds: string[] = [];
+    // Ids need only be unique per model entry: providers may reuse call_0 in every response.
+    const seenCalls = new Set<string>();
     for (const part of entry.parts) {
       if (part.functionResponse) problems.push(`entry ${i}: tool result inside a model entry`);
       if (!part.functionCall) continue;
@@ -26,7 +27,7 @@ export function validateProviderHistory(contents: readonly Content[]): HistoryVa
         problems.push(`entry ${i}: call ${part.functionCall.name} has no id`);
         continue;
       }
-      if (seenCalls.has(id)) problems.push(`entry ${i}: call id ${id} used twice`);
+      if (seenCalls.has(id)) problems.push(`entry ${i}: call id ${id} used twice in one entry`);
       seenCalls.add(id);
       callIds.push(id);
     }

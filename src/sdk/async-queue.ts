@@ -31,6 +31,16 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
     return this.done;
   }
 
+  /** True while the consumer is blocked in next() on an empty queue. */
+  get waiting(): boolean {
+    return this.waiter !== null;
+  }
+
+  /** Drops the buffered items (the queue still ends or fails as before). */
+  discard(): void {
+    this.items.length = 0;
+  }
+
   private finish(error: { value: unknown } | null): void {
     if (this.done) return;
     this.done = true;

@@ -9,11 +9,11 @@ import {
   ContinueLastTurnAnswerSchema,
   HostControlRequestSchema,
   InputUserMessageSchema,
-  PermissionResultSchema,
   type HostControlRequest,
 } from '../stream/control.js';
 import { RecoverySummarySchema, type RecoverySummary } from '../stream/messages.js';
 import { AsyncQueue } from './async-queue.js';
+import { CliRequestHandler, type ControlAnswer } from './cli-requests.js';
 import { MendAbortError, MendControlError, MendSdkError } from './errors.js';
 import type { Transport } from './process-transport.js';
 import type {
@@ -42,6 +42,10 @@ export interface QueryConfig {
 
 const noop = (): void => {};
 
+function userLine(message: SDKUserMessageInput): Record<string, unknown> {
+  return InputUserMessageSchema.parse({ session_id: '', parent_tool_use_id: null, ...message });
+}
+
 function record(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
@@ -52,7 +56,7 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
   private settleRecovery!: { resolve: (m: SDKRecoveryMessage | null) => void; reject: (e: unknown) => void; done: boolean };
   private readonly output = new AsyncQueue<SDKMessage>();
   private readonly pending = new Map<string, Pending>();
-  private readonly toolRequests = new Map<string, AbortController>();
+  private readonly cliRequests: CliRequestHandler;
   private readonly ready: Promise<void>;
   private initMessage: SDKInitMessage | undefined;
   private requestCounter = 0;
@@ -62,11 +66,13 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
   private finished = false;
   private closePromise: Promise<void> | null = null;
   private abortError: MendAbortError | null = null;
+  private promptError: { value: unknown } | null = null;
 
   constructor(
     readonly transport: Transport,
     private readonly config: QueryConfig = {},
   ) {
+    this.cliRequests = new CliRequestHandler(config.canUseTool, (id, a) => this.answer(id, a), () => this.maybeEndInput());
     this.recovery = new Promise((resolve, reject) => (this.settleRecovery = { resolve, reject, done: false }));
     this.recovery.catch(noop);
     const signal = config.abortSignal;
@@ -109,10 +115,9 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
 
   private route(m: InboundMessage): void {
     if (m.type === 'control_response') return this.onControlResponse(m);
-    if (m.type === 'control_request') return void this.onCliRequest(m);
+    if (m.type === 'control_request') return void this.cliRequests.handle(m);
     if (m.type === 'control_cancel_request') {
-      const id = m['request_id'];
-      if (typeof id === 'string') this.toolRequests.get(id)?.abort(new MendSdkError('cancelled', 'the CLI cancelled this request'));
+      if (typeof m['request_id'] === 'string') this.cliRequests.cancel(m['request_id']);
       return;
     }
     if (m.type === 'system' && m['subtype'] === 'init') {
@@ -158,38 +163,7 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
     this.maybeEndInput();
   }
 
-  private async onCliRequest(m: InboundMessage): Promise<void> {
-    const id = m['request_id'];
-    if (typeof id !== 'string') return;
-    const request = record(m['request']);
-    const issues = validationIssues(m);
-    if (issues !== undefined) return this.answer(id, { error: `malformed control request: ${issues}`, code: 'invalid_request' });
-    if (request?.['subtype'] !== 'can_use_tool') {
-      return this.answer(id, { error: `the SDK does not handle ${String(request?.['subtype'])}`, code: 'unsupported_request' });
-    }
-    const canUseTool = this.config.canUseTool;
-    if (!canUseTool) return this.answer(id, { response: { behavior: 'deny', message: 'the host has no canUseTool callback' } });
-    const controller = new AbortController();
-    this.toolRequests.set(id, controller);
-    try {
-      const decision = await canUseTool(String(request['tool_name']), (record(request['input']) ?? {}), {
-        toolUseId: String(request['tool_use_id']),
-        signal: controller.signal,
-      });
-      if (controller.signal.aborted) return;
-      const parsed = PermissionResultSchema.safeParse(decision);
-      if (!parsed.success) return await this.answer(id, { error: 'canUseTool returned neither allow nor deny', code: 'invalid_permission_result' });
-      await this.answer(id, { response: decision as Record<string, unknown> });
-    } catch (error) {
-      if (controller.signal.aborted) return;
-      await this.answer(id, { error: `canUseTool failed: ${error instanceof Error ? error.message : String(error)}`, code: 'callback_failed' });
-    } finally {
-      this.toolRequests.delete(id);
-      this.maybeEndInput();
-    }
-  }
-
-  private answer(requestId: string, a: { response: Record<string, unknown> } | { error: string; code: string }): Promise<void> {
+  private answer(requestId: string, a: ControlAnswer): Promise<void> {
     const response =
       'response' in a
         ? { subtype: 'success', request_id: requestId, response: a.response }
@@ -200,7 +174,7 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
   private finish(error: unknown): void {
     if (this.finished) return;
     this.finished = true;
-    const failure = this.abortError ?? error;
+    const failure = this.abortError ?? this.promptError?.value ?? error;
     if (failure) this.output.fail(failure);
     else this.output.end();
     const why = failure ?? new MendSdkError('process_exited', 'the mend CLI exited');
@@ -208,7 +182,7 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
       p.reject(new MendControlError('process_exited', `no answer to ${p.subtype}: ${(why as Error).message ?? String(why)}`, p.subtype, id, { cause: why }));
     }
     this.pending.clear();
-    for (const c of this.toolRequests.values()) c.abort(why);
+    this.cliRequests.abortAll(why);
     if (!this.settleRecovery.done) {
       this.settleRecovery.done = true;
       this.settleRecovery.reject(
@@ -221,32 +195,31 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
 
   private async streamPrompt(): Promise<void> {
     const prompt = this.config.prompt;
+    if (prompt === undefined) return;
     try {
-      if (typeof prompt === 'string') {
-        await this.sendUserMessage({ type: 'user', message: { role: 'user', content: prompt } });
-      } else if (prompt !== undefined) {
-        for await (const message of prompt) {
-          if (this.finished || this.closePromise) break;
-          await this.sendUserMessage(message);
-        }
-      } else {
-        return;
+      const messages: AsyncIterable<SDKUserMessageInput> | SDKUserMessageInput[] =
+        typeof prompt === 'string' ? [{ type: 'user', message: { role: 'user', content: prompt } }] : prompt;
+      for await (const message of messages) {
+        if (this.finished || this.closePromise) return;
+        const line = userLine(message);
+        this.expectedResults += 1;
+        // A failed write means the CLI is gone; the reader reports how it ended.
+        if (!(await this.transport.write(line).then(() => true, () => false))) return;
       }
       this.promptDone = true;
       this.maybeEndInput();
     } catch (error) {
+      // The prompt iterable threw or yielded an invalid message: stop the CLI and surface the error from the iterator.
       if (this.finished || this.closePromise) return;
-      // The prompt iterable failed: stop the process and surface the error from the iterator.
-      this.output.fail(error);
-      this.finished = true;
+      this.promptError = { value: error };
       void this.close();
     }
   }
 
-  /** Sends one user message (a turn is queued in the CLI). */
+  /** Sends one more user message (a turn is queued in the CLI); for queries started without a prompt. */
   async sendUserMessage(message: SDKUserMessageInput): Promise<void> {
     await this.ready;
-    const line = InputUserMessageSchema.parse({ session_id: '', parent_tool_use_id: null, ...message });
+    const line = userLine(message);
     this.expectedResults += 1;
     try {
       await this.transport.write(line);
@@ -256,8 +229,23 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
     }
   }
 
+  /**
+   * Ends stdin once the prompt is fully sent, every turn it started (and every
+   * accepted continuation) has its result, nothing is pending, init (and the
+   * recovery line of a resumed session) has arrived, and the consumer
+   * has read everything and asks for more. The last condition keeps the input open
+   * while the consumer still handles a message (say, the recovery line) and may
+   * send a control request in response.
+   */
   private maybeEndInput(): void {
-    if (this.promptDone && this.resultsSeen >= this.expectedResults && this.pending.size === 0 && this.toolRequests.size === 0) {
+    if (
+      this.promptDone &&
+      this.settleRecovery.done &&
+      this.output.waiting &&
+      this.resultsSeen >= this.expectedResults &&
+      this.pending.size === 0 &&
+      this.cliRequests.pending === 0
+    ) {
       this.transport.endInput();
     }
   }
@@ -315,9 +303,10 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
   /** Ends the process (stdin, then SIGTERM, then SIGKILL) and ends the iteration. Safe to call more than once. */
   close(): Promise<void> {
     this.closePromise ??= (async () => {
-      for (const c of this.toolRequests.values()) c.abort(new MendSdkError('closed', 'the query was closed'));
+      this.cliRequests.abortAll(new MendSdkError('closed', 'the query was closed'));
       await this.ready.catch(noop);
       await this.transport.close();
+      this.output.discard();
       this.finish(null);
     })();
     return this.closePromise;
@@ -331,7 +320,9 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
   // ---- iteration -------------------------------------------------------------------------
 
   next(): Promise<IteratorResult<SDKMessage>> {
-    return this.output.next();
+    const next = this.output.next();
+    this.maybeEndInput();
+    return next;
   }
 
   /** Called by `break` / `return` in a for-await loop: closes the process. */

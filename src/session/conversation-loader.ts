@@ -50,11 +50,16 @@ export function buildConversation(read: ReadResult, options: BuildOptions = {}):
     };
   }
 
-  const walk = walkChain(leaf, read, diagnostics, historyGaps);
+  const walk = walkChain(read, diagnostics, historyGaps);
   const activeEnd = walk.checkpoint >= 0 ? walk.checkpoint : walk.chain.length;
   const records = walk.chain.slice(0, activeEnd).reverse();
-  // The checkpoint itself belongs to the active chain for provenance: it was written by someone too.
-  const provenanceChain = walk.chain.slice(0, walk.checkpoint >= 0 ? walk.checkpoint + 1 : walk.chain.length);
+  // writtenByMend is about the interrupted tail only: from the last assistant record on
+  // (or the whole active chain, checkpoint included, when there is none). Older history
+  // may well be a peer's (a Qwen session continued in mend) and says nothing about how
+  // this tail ended.
+  const lastAssistant = records.findLastIndex((r) => r.type === 'assistant');
+  const provenanceChain =
+    lastAssistant >= 0 ? records.slice(lastAssistant) : walk.chain.slice(0, walk.checkpoint >= 0 ? walk.checkpoint + 1 : walk.chain.length);
 
   const conversation: ConversationRecord = {
     sessionId,
@@ -81,49 +86,74 @@ function emptyConversation(sessionId: string): ConversationRecord {
 }
 
 /**
- * Walks parent links from the leaf. A visited set bounds the walk, so a cycle
- * ends it instead of hanging. The walk goes on past the checkpoint (it is one
- * map lookup per record) so damage further back is still reported.
+ * Walks parent links from the leaf. In an ordinary log a record's parent is the
+ * record just before it, so that is tried first and the uuid map is only built
+ * when the chain jumps (branches, interleaved writers). A cycle cannot make the
+ * walk longer than the number of records without repeating one, so cycles are
+ * detected by counting steps; only then is the walk redone with a visited set
+ * to name the record where it closes. The walk goes on past the checkpoint so
+ * damage further back is still reported.
  */
-function walkChain(leaf: ChatRecord, read: ReadResult, diagnostics: LoadDiagnostic[], gaps: HistoryGap[]): Walk {
-  const byUuid = new Map<string, ChatRecord>();
-  for (const { record } of read.records) byUuid.set(record.uuid, record);
+function walkChain(read: ReadResult, diagnostics: LoadDiagnostic[], gaps: HistoryGap[]): Walk {
+  const walk = walkOnce(read, false) ?? walkOnce(read, true)!;
+  diagnostics.push(...walk.diagnostics);
+  if (walk.gap) gaps.push(walk.gap);
+  return walk;
+}
 
-  const chain: ChatRecord[] = [];
-  const visited = new Set<string>();
-  let checkpoint = -1;
-  let compressedHistory: Content[] | null = null;
-  let current: ChatRecord | undefined = leaf;
+interface WalkResult extends Walk {
+  diagnostics: LoadDiagnostic[];
+  gap: HistoryGap | null;
+}
 
-  while (current !== undefined) {
-    if (visited.has(current.uuid)) {
-      diagnostics.push({ code: 'parent_cycle', uuid: current.uuid, beforeCheckpoint: checkpoint >= 0 });
+/** Null when, without a visited set, the walk ran longer than a cycle-free chain can be. */
+function walkOnce(read: ReadResult, trackVisited: boolean): WalkResult | null {
+  const all = read.records;
+  let byUuid: Map<string, number> | null = null;
+  const indexOf = (uuid: string, hint: number): number => {
+    if (hint >= 0 && all[hint]!.record.uuid === uuid) return hint;
+    if (byUuid === null) {
+      byUuid = new Map();
+      for (let i = 0; i < all.length; i++) byUuid.set(all[i]!.record.uuid, i);
+    }
+    return byUuid.get(uuid) ?? -1;
+  };
+
+  const result: WalkResult = { chain: [], checkpoint: -1, compressedHistory: null, diagnostics: [], gap: null };
+  const visited = trackVisited ? new Set<string>() : null;
+  let index = all.length - 1;
+
+  while (index >= 0) {
+    const current = all[index]!.record;
+    if (visited?.has(current.uuid)) {
+      result.diagnostics.push({ code: 'parent_cycle', uuid: current.uuid, beforeCheckpoint: result.checkpoint >= 0 });
       break;
     }
-    visited.add(current.uuid);
-    chain.push(current);
+    if (visited === null && result.chain.length >= all.length) return null;
+    visited?.add(current.uuid);
+    result.chain.push(current);
 
-    if (checkpoint < 0 && current.type === 'system' && current.subtype === SystemSubtype.chatCompression) {
+    if (result.checkpoint < 0 && current.type === 'system' && current.subtype === SystemSubtype.chatCompression) {
       const payload = ChatCompressionPayloadSchema.safeParse(current.systemPayload);
       if (payload.success) {
-        checkpoint = chain.length - 1;
-        compressedHistory = payload.data.compressedHistory;
+        result.checkpoint = result.chain.length - 1;
+        result.compressedHistory = payload.data.compressedHistory;
       } else {
-        diagnostics.push(invalidPayload(current, payload.error));
+        result.diagnostics.push(invalidPayload(current, payload.error));
       }
     }
 
-    const parentUuid: string | null = current.parentUuid;
+    const parentUuid = current.parentUuid;
     if (parentUuid === null) break;
-    const parent = byUuid.get(parentUuid);
-    if (parent === undefined) {
+    const parentIndex = indexOf(parentUuid, index - 1);
+    if (parentIndex < 0) {
       // A gap at the checkpoint itself lies behind it too: that history is replaced.
-      gaps.push({ childUuid: current.uuid, missingParentUuid: parentUuid, beforeCheckpoint: checkpoint >= 0 });
+      result.gap = { childUuid: current.uuid, missingParentUuid: parentUuid, beforeCheckpoint: result.checkpoint >= 0 };
       break;
     }
-    current = parent;
+    index = parentIndex;
   }
-  return { chain, checkpoint, compressedHistory };
+  return result;
 }
 
 function isWrittenByMend(chain: ChatRecord[]): boolean {

@@ -38,7 +38,7 @@ export interface ConversationRecord {
   compressedHistory: Content[] | null;
   /** Number of valid records read from the file (after fragment merging). */
   totalRecords: number;
-  /** True when every record on the chain that carries a version was written by mend. */
+  /** True when every versioned record from the last model entry on (the tail) was written by mend, and one is. */
   writtenByMend: boolean;
   /** System markers on the chain after the last model entry, oldest first. */
   afterLastModel: {

@@ -140,6 +140,7 @@ export const RecoveryRepairSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('dropped_orphan_tool_result'), callId: z.string(), name: z.string() }),
   z.object({ type: z.literal('dropped_call_without_id'), name: z.string() }),
   z.object({ type: z.literal('dropped_duplicate_call'), callId: z.string(), name: z.string() }),
+  z.object({ type: z.literal('dropped_misplaced_call'), callId: z.string(), name: z.string() }),
   z.object({ type: z.literal('history_gap'), childUuid: z.string(), missingParentUuid: z.string() }),
 ]);
 export type RecoveryRepair = z.infer<typeof RecoveryRepairSchema>;

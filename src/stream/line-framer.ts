@@ -63,6 +63,8 @@ export class LineFramer {
     this.pending = [];
     this.pendingBytes = 0;
     if (text.endsWith('\r')) text = text.slice(0, -1);
+    // Some hosts start their stream with a UTF-8 byte-order mark; the log reader tolerates it too.
+    if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     if (text.trim() === '') return null;
     try {
       return { ok: true, line, value: JSON.parse(text) as unknown };

@@ -5,22 +5,25 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildSessionRecoveryPlan } from '../../src/recovery/index.js';
 import { loadSession } from '../../src/session/session-loader.js';
 import { copyCase, listCorpus } from '../support/corpus.js';
-import { makeSandbox, mend, snapshotTree, summaryFromCorePlan, summaryFromRecoveryLine, transcript } from '../support/cli.js';
+import { cleanupSandboxes, makeSandbox, trackTempDir, mend, snapshotTree, summaryFromCorePlan, summaryFromRecoveryLine, transcript } from '../support/cli.js';
 
 const cases = listCorpus();
 
-describe.concurrent('crash corpus through `mend --resume <path> -o stream-json` (inspect only)', () => {
+afterAll(cleanupSandboxes);
+
+describe.concurrent('crash corpus through `mend --resume <path> -o stream-json` (inspect only)', { timeout: 60_000 }, () => {
   it('has cases', () => {
     expect(cases.length).toBeGreaterThanOrEqual(25);
   });
 
   it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
     const sb = makeSandbox(`corpus-${c.name}`);
-    const { sessionPath } = copyCase(c);
+    const { dir, sessionPath } = copyCase(c);
+    trackTempDir(dir);
     const before = readFileSync(sessionPath);
 
     // The core plan, computed in-process from the same copy (as in corpus-core.test.ts).

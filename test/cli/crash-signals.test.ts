@@ -4,9 +4,11 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
+  cleanupSandboxes,
   finished,
+  lockFilesUnder,
   makeSandbox,
   mend,
   readLog,
@@ -57,7 +59,9 @@ function lastRecord(sb: Sandbox) {
   return readLog(log!).at(-1);
 }
 
-describe.concurrent('kill -9, then resume', () => {
+afterAll(cleanupSandboxes);
+
+describe.concurrent('kill -9, then resume', { timeout: 60_000 }, () => {
   it('kill -9 while a shell tool runs: interrupted_turn (crash); --continue-interrupted finishes without re-running the tool', async () => {
     const sb = makeSandbox('kill-tool');
     const marker = join(sb.scratch, 'marker.txt');
@@ -98,6 +102,8 @@ describe.concurrent('kill -9, then resume', () => {
       expect(tc.recovery).toMatchObject({ kind: 'interrupted_turn', action: 'continue', plan_id: ti.recovery!.plan_id });
       expect(tc.result).toMatchObject({ subtype: 'success', result: 'Finished after recovery.' });
       expect(markerLines(marker)).toHaveLength(1);
+      // The dead writer's lock was taken over, and released at the end.
+      expect(lockFilesUnder(sb.home)).toEqual([]);
 
       const records = readLog(log!);
       const results = records.filter((r) => r.type === 'tool_result');
@@ -149,7 +155,7 @@ describe.concurrent('kill -9, then resume', () => {
   });
 });
 
-describe.concurrent('signals', () => {
+describe.concurrent('signals', { timeout: 60_000 }, () => {
   it('SIGINT while the model stalls: exit 130, one aborted result, log ends with turn_aborted (sigint)', async () => {
     const sb = makeSandbox('sigint');
     const script = writeScript(sb, [{ text: 'Partial words here', chunkSize: 4, stallMs: 'forever' }]);

@@ -4,8 +4,10 @@
  * never leaking (stdout, stderr, session log), also on an HTTP 401.
  */
 import { readFileSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
+  cleanupSandboxes,
   API_KEY,
   LogBuilder,
   logPathOf,
@@ -17,6 +19,7 @@ import {
   spawnMend,
   finished,
   transcript,
+  watchStdout,
   type MendRun,
   type Sandbox,
 } from '../support/cli.js';
@@ -30,42 +33,45 @@ import {
   type OpenAIServer,
 } from '../support/openai-server.js';
 
-let server: OpenAIServer;
-let sb: Sandbox;
-
-beforeEach(async () => {
-  server = await startOpenAIServer();
-  sb = makeSandbox('openai');
-});
-afterEach(async () => {
-  await server.close();
-});
-
 const OPENAI_ENV = { OPENAI_API_KEY: API_KEY, MEND_OPENAI_MAX_RETRIES: '0' };
 
-function openaiArgs(): string[] {
-  return ['--base-url', server.baseURL, '--model', 'test-model'];
+interface Ctx {
+  server: OpenAIServer;
+  sb: Sandbox;
+  openaiArgs: () => string[];
+  run: (args: string[]) => Promise<MendRun>;
+  expectNoSecret: (...runs: MendRun[]) => void;
 }
 
-function run(args: string[]): Promise<MendRun> {
-  return mend(sb, [...args, ...openaiArgs()], { env: OPENAI_ENV });
+/** A private server and sandbox per test, so the tests can run concurrently. */
+async function setup(onTestFinished: (fn: () => Promise<void>) => void): Promise<Ctx> {
+  const server = await startOpenAIServer();
+  onTestFinished(() => server.close());
+  const sb = makeSandbox('openai');
+  const openaiArgs = () => ['--base-url', server.baseURL, '--model', 'test-model'];
+  return {
+    server,
+    sb,
+    openaiArgs,
+    run: (args) => mend(sb, [...args, ...openaiArgs()], { env: OPENAI_ENV }),
+    /** The key must not appear in anything a run leaves behind: stdout, stderr, any file under MEND_HOME. */
+    expectNoSecret(...runs) {
+      for (const r of runs) {
+        expect(r.stdout).not.toContain('SECRET-123');
+        expect(r.stderr).not.toContain('SECRET-123');
+      }
+      const files = Object.keys(snapshotTree(sb.home)).filter((p) => !p.endsWith('/'));
+      expect(files.length).toBeGreaterThan(0);
+      for (const file of files) expect(readFileSync(join(sb.home, file), 'utf8'), file).not.toContain('SECRET-123');
+    },
+  };
 }
 
-/** The key must not appear in anything a run leaves behind: stdout, stderr, any file under MEND_HOME. */
-function expectNoSecret(...runs: MendRun[]): void {
-  for (const r of runs) {
-    expect(r.stdout).not.toContain(API_KEY);
-    expect(r.stderr).not.toContain(API_KEY);
-    expect(r.stdout).not.toContain('SECRET-123');
-    expect(r.stderr).not.toContain('SECRET-123');
-  }
-  for (const file of Object.keys(snapshotTree(sb.home)).filter((p) => !p.endsWith('/'))) {
-    expect(readFileSync(`${sb.home}/${file}`, 'utf8'), file).not.toContain('SECRET-123');
-  }
-}
+afterAll(cleanupSandboxes);
 
-describe('mend against a loopback OpenAI server', () => {
-  it('runs a prompt with a tool-call round trip (two parallel calls) and answers every call id exactly once', async () => {
+describe.concurrent('mend against a loopback OpenAI server', { timeout: 60_000 }, () => {
+  it('runs a prompt with a tool-call round trip (two parallel calls) and answers every call id exactly once', async ({ onTestFinished }) => {
+    const { server, sb, run, expectNoSecret } = await setup(onTestFinished);
     server.enqueue(
       toolCallReply(
         [
@@ -136,7 +142,8 @@ describe('mend against a loopback OpenAI server', () => {
     expectNoSecret(r);
   });
 
-  it('--continue --continue-interrupted after a kill -9 mid-stream sends the trailing prompt exactly once', async () => {
+  it('--continue --continue-interrupted after a kill -9 mid-stream sends the trailing prompt exactly once', async ({ onTestFinished }) => {
+    const { server, sb, run, openaiArgs, expectNoSecret } = await setup(onTestFinished);
     const PROMPT = 'PROMPT-7f3a: summarise the repository layout';
     server.enqueue(textReply('This answer never finishes because', { stallAfter: 3 }));
     const sub = spawnMend(sb, ['-p', PROMPT, '-o', 'stream-json', ...openaiArgs()], { env: OPENAI_ENV });
@@ -183,7 +190,8 @@ describe('mend against a loopback OpenAI server', () => {
     expectNoSecret(crashed, r);
   });
 
-  it('--continue-interrupted on an interrupted tool turn sends each call id once as a call and once as a result', async () => {
+  it('--continue-interrupted on an interrupted tool turn sends each call id once as a call and once as a result', async ({ onTestFinished }) => {
+    const { server, sb, run, expectNoSecret } = await setup(onTestFinished);
     const id = '3f1d9a52-7c1e-4f0a-9b7d-2a6e5c4b3d21';
     const path = logPathOf(sb, id);
     new LogBuilder(id, { cwd: sb.cwd })
@@ -232,7 +240,27 @@ describe('mend against a loopback OpenAI server', () => {
     expectNoSecret(r);
   });
 
-  it('a clean session still gets a recovery line (kind clean, recovered false) before the model output', async () => {
+  it('streams partial messages live: deltas sent before a server stall reach stdout before the stream continues', async ({ onTestFinished }) => {
+    const { server, sb, openaiArgs, expectNoSecret } = await setup(onTestFinished);
+    server.enqueue(textReply('Hello, world! Done.', { chunkSize: 6, stallAfter: 2 }));
+    const sub = spawnMend(sb, ['-p', 'greet', '-o', 'stream-json', '--include-partial-messages', ...openaiArgs()], { env: OPENAI_ENV });
+    const out = watchStdout(sub);
+    await server.waitForStall();
+    const first = await out.waitFor((l) => l.includes('text_delta'));
+    expect(first).toContain('Hello,');
+    expect(out.text()).not.toContain('"type":"result"');
+    server.release();
+    const r = await finished(sub);
+    expect(r.exitCode).toBe(0);
+    const t = transcript(r.stdout);
+    expect(t.kinds[0]).toBe('system:init');
+    expect(t.kinds.indexOf('assistant')).toBeGreaterThan(t.kinds.indexOf('stream_event'));
+    expect(t.result).toMatchObject({ subtype: 'success', result: 'Hello, world! Done.' });
+    expectNoSecret(r);
+  });
+
+  it('a clean session still gets a recovery line (kind clean, recovered false) before the model output', async ({ onTestFinished }) => {
+    const { server, sb, run } = await setup(onTestFinished);
     const id = '0b6f7c2e-1d4a-4e8b-9c3f-5a2d1e0f9b8c';
     new LogBuilder(id, { cwd: sb.cwd }).user('first question').assistant([{ text: 'first answer' }]).write(logPathOf(sb, id));
     server.enqueue(textReply('second answer'));
@@ -260,7 +288,8 @@ describe('mend against a loopback OpenAI server', () => {
     expect(t.result).toMatchObject({ subtype: 'success', result: 'second answer' });
   });
 
-  it('an HTTP 401 whose body echoes the key is a provider_error that leaks the key nowhere', async () => {
+  it('an HTTP 401 whose body echoes the key is a provider_error that leaks the key nowhere', async ({ onTestFinished }) => {
+    const { server, sb, run, expectNoSecret } = await setup(onTestFinished);
     const body = {
       error: {
         message: `Incorrect API key provided: ${API_KEY}. Authorization: Bearer ${API_KEY}`,

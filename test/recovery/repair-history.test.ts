@@ -78,9 +78,21 @@ describe('repairHistory', () => {
     expect(validateProviderHistory(r.history)).toEqual({ ok: true });
   });
 
-  it('drops a repeated call id in a later model entry', () => {
-    const r = repairHistory([model(call('c1')), user(result('c1')), model(call('c1'), text('x'))]);
-    expect(r.repairs).toEqual([{ type: 'dropped_duplicate_call', callId: 'c1', name: 'run_shell_command' }]);
+  it('pairs results with the latest call of their id: providers may reuse call_0 in every response', () => {
+    const h = [model(call('call_0')), user(result('call_0', 'run_shell_command', 'first')), model(call('call_0'), text('x'))];
+    const r = repairHistory(h);
+    expect(r.repairs).toEqual([{ type: 'synthesized_tool_result', callId: 'call_0', name: 'run_shell_command' }]);
+    expect(r.history[1]).toEqual(user(result('call_0', 'run_shell_command', 'first')));
+    expect(validateProviderHistory(r.history)).toEqual({ ok: true });
+    // A dangling call followed by a new call with the same id: the result answers the new one.
+    const superseded = repairHistory([model(call('c')), model(call('c')), user(result('c', 'run_shell_command', 'late'))]);
+    expect(superseded.repairs).toEqual([{ type: 'synthesized_tool_result', callId: 'c', name: 'run_shell_command' }]);
+    expect(superseded.history.at(-1)).toEqual(user(result('c', 'run_shell_command', 'late')));
+  });
+
+  it('drops a second call with the same id inside one response', () => {
+    const r = repairHistory([model(call('c1'), call('c1', 'read_file')), user(result('c1'))]);
+    expect(r.repairs).toEqual([{ type: 'dropped_duplicate_call', callId: 'c1', name: 'read_file' }]);
     expect(validateProviderHistory(r.history)).toEqual({ ok: true });
   });
 });

@@ -12,11 +12,15 @@ describe('validateProviderHistory', () => {
     ['call without id', [model(call(undefined)), user(text('x'))], /no id/],
     ['empty entry', [user()], /no parts/],
     ['text mixed into the result entry', [model(call('a')), user(result('a'), text('x'))], /other than tool results/],
-    ['call id reused', [model(call('a')), user(result('a')), model(call('a')), user(result('a'))], /used twice/],
+    ['call id repeated inside one entry', [model(call('a'), call('a')), user(result('a'), result('a'))], /used twice/],
   ])('rejects %s', (_name, history, problem) => {
     const v = validateProviderHistory(history);
     expect(v.ok).toBe(false);
     if (!v.ok) expect(v.problems.join('\n')).toMatch(problem);
+  });
+
+  it('accepts a call id reused by a later response', () => {
+    expect(validateProviderHistory([model(call('call_0')), user(result('call_0')), model(call('call_0')), user(result('call_0'))])).toEqual({ ok: true });
   });
 
   it('accepts a legal history, including a trailing user entry and consecutive user entries', () => {

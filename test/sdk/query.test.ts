@@ -15,6 +15,7 @@ describe('Query', () => {
   it('sends a string prompt as one user message and ends stdin after its result', async () => {
     const t = new FakeTransport();
     const q = new Query(t, { prompt: 'hello' });
+    const all = collect(q);
     const user = await t.nextWrite((m) => m['type'] === 'user');
     expect(user).toEqual({ type: 'user', session_id: '', message: { role: 'user', content: 'hello' }, parent_tool_use_id: null });
     t.emit(initLine(false));
@@ -24,7 +25,7 @@ describe('Query', () => {
     await tick();
     expect(t.inputEnded).toBe(true);
     t.exit({ exitCode: 0, signal: null, closedByHost: false });
-    const messages = await collect(q);
+    const messages = await all;
     expect(messages.map((m) => m.type)).toEqual(['system', 'assistant', 'result']);
     await expect(q.recovery).resolves.toBeNull();
     expect(t.written.some((m) => m['type'] === 'control_request')).toBe(false);
@@ -37,6 +38,7 @@ describe('Query', () => {
       yield { type: 'user', message: { role: 'user', content: 'two' } };
     }
     const q = new Query(t, { prompt: prompt() });
+    const all = collect(q);
     await t.nextWrite((m) => (m['message'] as { content?: string } | undefined)?.content === 'two');
     t.emit(initLine(false));
     t.emit(resultLine('1'));
@@ -47,7 +49,7 @@ describe('Query', () => {
     expect(t.inputEnded).toBe(true);
     expect(userMessages(t)).toHaveLength(2);
     t.exit({ exitCode: 0, signal: null, closedByHost: false });
-    expect((await collect(q)).filter((m) => m.type === 'result')).toHaveLength(2);
+    expect((await all).filter((m) => m.type === 'result')).toHaveLength(2);
   });
 
   it('resolves recovery with the recovery line and continues from inside the loop', async () => {
@@ -58,6 +60,7 @@ describe('Query', () => {
     t.emit(recoveryLine());
     const seen: string[] = [];
     let answer: unknown;
+    let inputEndedBeforeExit = false;
     for await (const m of q) {
       seen.push(m.type === 'system' ? `system/${m.subtype}` : m.type);
       if (m.type === 'system' && m.subtype === 'recovery') {
@@ -73,14 +76,35 @@ describe('Query', () => {
         t.emit(resultLine('continued'));
       }
       if (m.type === 'result') {
-        await tick();
-        expect(t.inputEnded).toBe(true);
-        t.exit({ exitCode: 0, signal: null, closedByHost: false });
+        // Once the consumer asks for more, stdin ends; the CLI then exits.
+        expect(t.inputEnded).toBe(false);
+        setTimeout(() => {
+          inputEndedBeforeExit = t.inputEnded;
+          t.exit({ exitCode: 0, signal: null, closedByHost: false });
+        }, 10);
       }
     }
+    expect(inputEndedBeforeExit).toBe(true);
     expect(seen).toEqual(['system/init', 'system/recovery', 'assistant', 'result']);
     expect(answer).toMatchObject({ accepted: true, plan_id: 'rp_abc' });
     await expect(q.recovery).resolves.toMatchObject({ subtype: 'recovery', plan_id: 'rp_abc', kind: 'interrupted_turn' });
+  });
+
+  it('keeps stdin open while the consumer has not read the last result', async () => {
+    const t = new FakeTransport();
+    const q = new Query(t, { prompt: 'hello' });
+    await t.nextWrite((m) => m['type'] === 'user');
+    t.emit(initLine(false));
+    t.emit(resultLine('hi'));
+    await tick(10);
+    expect(t.inputEnded).toBe(false);
+    expect((await q.next()).value).toMatchObject({ subtype: 'init' });
+    expect((await q.next()).value).toMatchObject({ type: 'result' });
+    expect(t.inputEnded).toBe(false);
+    const end = q.next();
+    expect(t.inputEnded).toBe(true);
+    t.exit({ exitCode: 0, signal: null, closedByHost: false });
+    await expect(end).resolves.toMatchObject({ done: true });
   });
 
   it('turns an error answer into MendControlError with the CLI code', async () => {
@@ -259,6 +283,39 @@ describe('Query', () => {
     await expect(q.next()).rejects.toBeInstanceOf(MendAbortError);
     await expect(q.recovery).rejects.toBeInstanceOf(MendAbortError);
     expect(t.started).toBe(false);
+  });
+
+  it('a prompt iterable that throws stops the CLI and surfaces its error', async () => {
+    const t = new FakeTransport();
+    const boom = new Error('prompt source failed');
+    async function* prompt(): AsyncGenerator<SDKUserMessageInput> {
+      yield { type: 'user', message: { role: 'user', content: 'one' } };
+      throw boom;
+    }
+    const q = new Query(t, { prompt: prompt() });
+    await expect(collect(q)).rejects.toBe(boom);
+    expect(t.closed).toBe(true);
+    expect(userMessages(t)).toHaveLength(1);
+  });
+
+  it('an invalid user message from the prompt is an error, not a line', async () => {
+    const t = new FakeTransport();
+    async function* prompt(): AsyncGenerator<SDKUserMessageInput> {
+      yield { type: 'user', message: { role: 'assistant', content: 'x' } } as never;
+    }
+    const q = new Query(t, { prompt: prompt() });
+    await expect(collect(q)).rejects.toThrow(/role|user/);
+    expect(userMessages(t)).toHaveLength(0);
+  });
+
+  it('a prompt that cannot be written (CLI gone) leaves the exit to the reader', async () => {
+    const t = new FakeTransport();
+    t.endInput();
+    const q = new Query(t, { prompt: 'hello' });
+    await tick(10);
+    const failure = new MendProcessError('the mend CLI exited with code 2', 2, null, '');
+    t.exit({ exitCode: 2, signal: null, closedByHost: false }, failure);
+    await expect(collect(q)).rejects.toBe(failure);
   });
 
   it('refuses control requests after close', async () => {

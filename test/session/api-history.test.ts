@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildApiHistory } from '../../src/session/api-history.js';
+import { buildApiHistory, cloneJson } from '../../src/session/api-history.js';
 import { buildConversation } from '../../src/session/conversation-loader.js';
 import type { ReadResult } from '../../src/session/log-reader.js';
 import type { ChatRecord, Content } from '../../src/session/records.js';
@@ -57,5 +57,20 @@ describe('buildApiHistory', () => {
     expect(conv.compressedHistory).toEqual([{ role: 'model', parts: [{ text: 'sum' }] }]);
     const b = conv.records[0]!;
     expect(b.type === 'user' && b.message.parts).toEqual([{ text: 'kept' }]);
+  });
+});
+
+describe('cloneJson', () => {
+  it('deep-copies plain data, keeps a __proto__ key as data, and handles deep nesting', () => {
+    const source = JSON.parse('{"a":[1,{"b":null}],"__proto__":{"polluted":true},"s":"x"}') as Record<string, unknown>;
+    const copy = cloneJson(source) as Record<string, unknown>;
+    expect(copy).toEqual(source);
+    expect(copy).not.toBe(source);
+    expect(copy.a).not.toBe(source.a);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.keys(copy)).toEqual(['a', '__proto__', 's']);
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 1000; i++) deep = [deep];
+    expect(cloneJson(deep)).toEqual(deep);
   });
 });

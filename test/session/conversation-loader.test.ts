@@ -188,6 +188,19 @@ describe('buildConversation', () => {
     expect(offChain.conversation.writtenByMend).toBe(true);
   });
 
+  it('writtenByMend looks only at the tail from the last assistant record on', () => {
+    const qwenThenMend = [
+      user({ uuid: 'u0', version: '0.24.4' }),
+      assistant({ uuid: 'a0', parentUuid: 'u0', version: '0.24.4' }),
+      user({ uuid: 'u1', parentUuid: 'a0', version: 'mend/0.1.0' }),
+      assistant({ uuid: 'a1', parentUuid: 'u1', version: 'mend/0.1.0' }),
+    ];
+    expect(buildConversation(readOf(qwenThenMend)).conversation.writtenByMend).toBe(true);
+    // A Qwen tail followed only by a mend record is still a Qwen crash.
+    const qwenTail = [...qwenThenMend.slice(0, 2), user({ uuid: 'u1', parentUuid: 'a0', version: 'mend/0.1.0' })];
+    expect(buildConversation(readOf(qwenTail)).conversation.writtenByMend).toBe(false);
+  });
+
   it('keeps the read diagnostics, and uses the fallback session id only when no record names one', () => {
     const read = readOf([user({ uuid: 'a' })], { diagnostics: [{ code: 'malformed_line', line: 2 }] });
     const loaded = buildConversation(read, { fallbackSessionId: 'other' });

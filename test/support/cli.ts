@@ -6,7 +6,7 @@
  * tree, and the recovery-summary comparison used by the corpus table tests (CLI and SDK).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
@@ -49,8 +49,21 @@ export interface Sandbox {
   scratch: string;
 }
 
+const madeDirs: string[] = [];
+
+/** Registers a temp dir for `cleanupSandboxes()`. */
+export function trackTempDir(dir: string): string {
+  madeDirs.push(dir);
+  return dir;
+}
+
+/** Removes every sandbox (and tracked temp dir) this test file made; call it from afterAll. */
+export function cleanupSandboxes(): void {
+  for (const dir of madeDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
 export function makeSandbox(label = 'cli'): Sandbox {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), `mend-${label}-`)));
+  const root = trackTempDir(realpathSync(mkdtempSync(join(tmpdir(), `mend-${label}-`))));
   const cwd = join(root, 'project');
   const scratch = join(root, 'scratch');
   mkdirSync(cwd);

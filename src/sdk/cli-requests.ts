@@ -1,0 +1,71 @@
+/**
+ * Requests the CLI sends to the host: `can_use_tool` goes to the canUseTool
+ * callback, anything else is answered with an error (never left unanswered).
+ * `control_cancel_request` aborts the callback's signal and suppresses the answer.
+ */
+import { PermissionResultSchema } from '../stream/control.js';
+import { MendSdkError } from './errors.js';
+import type { CanUseTool } from './types.js';
+import { validationIssues, type InboundMessage } from './validate-message.js';
+
+export type ControlAnswer = { response: Record<string, unknown> } | { error: string; code: string };
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+export class CliRequestHandler {
+  private readonly inFlight = new Map<string, AbortController>();
+
+  constructor(
+    private readonly canUseTool: CanUseTool | undefined,
+    /** Writes the control_response; called at most once per request. */
+    private readonly answer: (requestId: string, answer: ControlAnswer) => Promise<void>,
+    /** Called whenever a request finishes (the Query may then end stdin). */
+    private readonly onSettled: () => void,
+  ) {}
+
+  /** Number of requests still waiting for the callback. */
+  get pending(): number {
+    return this.inFlight.size;
+  }
+
+  cancel(requestId: string): void {
+    this.inFlight.get(requestId)?.abort(new MendSdkError('cancelled', 'the CLI cancelled this request'));
+  }
+
+  abortAll(reason: unknown): void {
+    for (const c of this.inFlight.values()) c.abort(reason);
+  }
+
+  async handle(m: InboundMessage): Promise<void> {
+    const id = m['request_id'];
+    if (typeof id !== 'string') return;
+    const request = record(m['request']);
+    const issues = validationIssues(m);
+    if (issues !== undefined) return this.answer(id, { error: `malformed control request: ${issues}`, code: 'invalid_request' });
+    if (request?.['subtype'] !== 'can_use_tool') {
+      return this.answer(id, { error: `the SDK does not handle ${String(request?.['subtype'])}`, code: 'unsupported_request' });
+    }
+    if (!this.canUseTool) return this.answer(id, { response: { behavior: 'deny', message: 'the host has no canUseTool callback' } });
+    const controller = new AbortController();
+    this.inFlight.set(id, controller);
+    try {
+      const decision = await this.canUseTool(String(request['tool_name']), record(request['input']) ?? {}, {
+        toolUseId: String(request['tool_use_id']),
+        signal: controller.signal,
+      });
+      if (controller.signal.aborted) return;
+      if (!PermissionResultSchema.safeParse(decision).success) {
+        return await this.answer(id, { error: 'canUseTool returned neither allow nor deny', code: 'invalid_permission_result' });
+      }
+      await this.answer(id, { response: decision as Record<string, unknown> });
+    } catch (error) {
+      if (controller.signal.aborted) return;
+      await this.answer(id, { error: `canUseTool failed: ${error instanceof Error ? error.message : String(error)}`, code: 'callback_failed' });
+    } finally {
+      this.inFlight.delete(id);
+      this.onSettled();
+    }
+  }
+}
