@@ -156,6 +156,11 @@ export async function runCommand(o: RunOptions, io: RunIo): Promise<number> {
     if (intent.type === 'prompt') await provider();
     opened = await openSession(o, io.session, needsWrite);
     sessionIdForErrors = opened.sessionId;
+    out.debug(`session ${opened.sessionId} at ${opened.logPath} (${opened.store ? 'locked for writing' : 'read-only, no lock'})`);
+    if (opened.plan) {
+      out.debug(`plan ${opened.plan.planId}: ${opened.plan.kind}, cause ${opened.plan.cause}, ${opened.plan.repairs.length} repair(s)`);
+      for (const d of opened.plan.diagnostics) out.debug(`diagnostic ${JSON.stringify(d)}`);
+    }
 
     printInit(out, opened, o, io);
     const decision = decideRecoveryAction(opened.plan, intent);

@@ -10,7 +10,7 @@ import type { AgentSession, TurnOptions, TurnResult } from '../engine/agent-sess
 import { toRecoverySummary } from '../engine/recovery-summary.js';
 import type { SessionRecoveryPlan } from '../recovery/plan-types.js';
 import type { Part } from '../session/records.js';
-import { ControlCancelRequestSchema, ControlRequestEnvelopeSchema, ControlResponseMessageSchema, HostControlRequestSchema, InputUserMessageSchema, PermissionResultSchema, type ContinueLastTurnAnswer, type HostControlRequest } from '../stream/control.js';
+import { ControlCancelRequestSchema, ControlRequestEnvelopeSchema, ControlResponseMessageSchema, HostControlRequestSchema, InputUserMessageSchema, type ContinueLastTurnAnswer, type HostControlRequest } from '../stream/control.js';
 import { LineFramer, type FramedLine } from '../stream/line-framer.js';
 import type { RecoverySummary } from '../stream/messages.js';
 import type { ApprovalMode, RunOptions } from './args.js';
@@ -19,7 +19,8 @@ import { loadAndPlan, type OpenedSession } from './open-session.js';
 import type { OutputSink } from './output-sink.js';
 import type { Decision } from './recovery-decision.js';
 import { CAPABILITIES, createAgent, errorFields, resultMessage, type RunIo } from './run-command.js';
-import { approvalGate, type AskHost } from './tool-port.js';
+import { HostApprovals } from './host-approvals.js';
+import { approvalGate } from './tool-port.js';
 
 type Job = { kind: 'prompt'; parts: Part[] } | { kind: 'continuation'; plan: SessionRecoveryPlan } | { kind: 'refused'; code: string; reason: string };
 
@@ -44,11 +45,9 @@ export class StreamJsonServer {
   private readonly jobs: Job[] = [];
   private running: { controller: AbortController } | null = null;
   private pumping: Promise<void> | null = null;
-  private readonly pendingOutgoing = new Map<string, (value: unknown) => void>();
-  private outgoingSeq = 0;
+  private readonly approvals: HostApprovals;
   private lastExit: number = ExitCode.success;
   private modelChanged = false;
-  private inputEnded = false;
 
   constructor(
     options: RunOptions,
@@ -59,11 +58,12 @@ export class StreamJsonServer {
     this.options = { ...options, allowedTools: [...options.allowedTools] };
     this.plan = opened.plan;
     this.recoveryPending = opened.plan?.canContinue === true;
+    this.approvals = new HostApprovals((m) => out.emit(m), () => this.options.permissionTimeoutMs);
     this.agent = this.makeAgent();
   }
 
   private makeAgent(): AgentSession {
-    return createAgent(this.opened, this.options, this.io, this.out, approvalGate(this.options, () => (this.hostInitialized ? this.askHost : undefined)));
+    return createAgent(this.opened, this.options, this.io, this.out, approvalGate(this.options, () => (this.hostInitialized ? this.approvals.ask : undefined)));
   }
 
   /** Acts on --continue-interrupted / --auto-continue given on the command line. */
@@ -91,9 +91,7 @@ export class StreamJsonServer {
       if (!this.io.signal.aborted) this.systemError('stdin_error', `reading stdin failed: ${(error as Error).message}`);
     }
     // End of input: nobody can answer a pending approval any more; finish the turns, then stop.
-    this.inputEnded = true;
-    for (const resolve of this.pendingOutgoing.values()) resolve({ subtype: 'error', error: 'stdin closed before the host answered' });
-    this.pendingOutgoing.clear();
+    this.approvals.close();
     while (this.pumping) await this.pumping;
     this.io.signal.removeEventListener('abort', onSignal);
     if (this.io.signal.aborted) return this.io.signal.reason === 'sigterm' ? ExitCode.sigterm : ExitCode.sigint;
@@ -128,19 +126,17 @@ export class StreamJsonServer {
       }
       case 'control_response': {
         const parsed = ControlResponseMessageSchema.safeParse(value);
-        const resolve = parsed.success ? this.pendingOutgoing.get(parsed.data.response.request_id) : undefined;
-        if (!parsed.success || !resolve) return this.systemError('unknown_request_id', `line ${line.line}: control_response for no pending request`, line.line);
-        this.pendingOutgoing.delete(parsed.data.response.request_id);
-        resolve(parsed.data.response);
+        if (!parsed.success || !this.approvals.settle(parsed.data.response.request_id, parsed.data.response)) {
+          return this.systemError('unknown_request_id', `line ${line.line}: control_response for no pending request`, line.line);
+        }
         return;
       }
       case 'control_cancel_request': {
         const parsed = ControlCancelRequestSchema.safeParse(value);
-        // Requests from the host are answered synchronously, so only our own outgoing ones can be pending.
-        const resolve = parsed.success ? this.pendingOutgoing.get(parsed.data.request_id) : undefined;
-        if (!parsed.success || !resolve) return this.systemError('unknown_request_id', `line ${line.line}: nothing pending to cancel`, line.line);
-        this.pendingOutgoing.delete(parsed.data.request_id);
-        resolve({ subtype: 'error', error: 'cancelled by the host' });
+        // Requests from the host are answered at once, so only our own outgoing ones can be pending.
+        if (!parsed.success || !this.approvals.settle(parsed.data.request_id, { subtype: 'error', error: 'cancelled by the host' })) {
+          return this.systemError('unknown_request_id', `line ${line.line}: nothing pending to cancel`, line.line);
+        }
         return;
       }
       default:
@@ -313,49 +309,12 @@ export class StreamJsonServer {
   }
 
   private promptRefusal(): string | undefined {
-    if (this.planFresh && this.plan?.kind === 'degraded_history' && !this.options.acceptDegraded) {
+    // Appending never mends a broken chain: the refusal holds for every prompt of this process.
+    if (this.opened.plan?.kind === 'degraded_history' && !this.options.acceptDegraded) {
       return 'the session history is degraded; start mend with --accept-degraded to run prompts on the history after the damage';
     }
     return undefined;
   }
-
-  /** Asks the host whether a tool may run (`can_use_tool`), with a timeout. */
-  private readonly askHost: AskHost = async (call, signal) => {
-    if (this.inputEnded) return { allow: false, message: `Permission denied for ${call.name}: stdin is closed, the host cannot be asked` };
-    const requestId = `mend_${++this.outgoingSeq}`;
-    const answer = await new Promise<unknown>((resolve) => {
-      const timer = setTimeout(() => {
-        this.pendingOutgoing.delete(requestId);
-        resolve({ subtype: 'error', error: `no answer from the host within ${this.options.permissionTimeoutMs} ms` });
-      }, this.options.permissionTimeoutMs);
-      const onAbort = () => {
-        this.pendingOutgoing.delete(requestId);
-        this.out.emit({ type: 'control_cancel_request', request_id: requestId });
-        resolve({ subtype: 'error', error: 'turn aborted while waiting for approval' });
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.pendingOutgoing.set(requestId, (value) => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      });
-      this.out.emit({
-        type: 'control_request',
-        request_id: requestId,
-        request: { subtype: 'can_use_tool', tool_name: call.name, tool_use_id: call.id, input: call.args },
-      });
-    });
-    const response = answer as { subtype?: string; response?: unknown; error?: string } | undefined;
-    if (response?.subtype !== 'success') {
-      return { allow: false, message: `Permission denied for ${call.name}: ${response?.error ?? 'no answer from the host'}` };
-    }
-    const permission = PermissionResultSchema.safeParse(response.response);
-    if (!permission.success) return { allow: false, message: `Permission denied for ${call.name}: the host's answer was not understood` };
-    if (permission.data.behavior === 'allow') {
-      return permission.data.updatedInput ? { allow: true, args: permission.data.updatedInput } : { allow: true };
-    }
-    return { allow: false, message: `Permission denied by the host for ${call.name}${permission.data.message ? `: ${permission.data.message}` : ''}` };
-  };
 }
 
 export async function serveStreamJson(o: RunOptions, io: RunIo, out: OutputSink, opened: OpenedSession, decision: Decision): Promise<number> {
