@@ -34,7 +34,7 @@ export function faultHookFromEnv(spec: string | undefined, note: (msg: string) =
       };
     }
     case 'fail-write':
-      return { beforeWrite: (index) => (index + 1 === n ? 'fail' : undefined) };
+      return { beforeWrite: (index) => (index + 1 === n ? { fail: extra || 'EIO' } : undefined) };
     default:
       note(`ignoring MEND_FAULT=${spec}: unknown fault ${kind ?? ''}`);
       return undefined;

@@ -7,7 +7,7 @@
  * inspects takes no lock and writes nothing. Errors here come before anything is
  * written (the fork is the one exception, and it writes only its own new file).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync, unlinkSync } from 'node:fs';
 import { basename } from 'node:path';
 import { MendError } from '../errors.js';
 import { buildSessionRecoveryPlan } from '../recovery/build-plan.js';
@@ -61,11 +61,29 @@ export class SessionStore {
   }
 
   async append(record: ChatRecord, opts: { durable: boolean }): Promise<void> {
+    const creating = this.writer === null && this.create && !existsSync(this.logPath);
     this.writer ??= SessionWriter.open(this.logPath, {
-      create: this.create && !existsSync(this.logPath),
+      create: creating,
       ...(this.faultHook ? { faultHook: this.faultHook } : {}),
     });
-    this.writer.append(record, { durable: opts.durable });
+    try {
+      this.writer.append(record, { durable: opts.durable });
+    } catch (error) {
+      // A new session whose very first write failed (disk full) must not leave an empty
+      // log behind: the same --session-id could never be used again.
+      if (creating) this.discardEmptyLog();
+      throw error;
+    }
+  }
+
+  private discardEmptyLog(): void {
+    this.writer?.close();
+    this.writer = null;
+    try {
+      if (statSync(this.logPath).size === 0) unlinkSync(this.logPath);
+    } catch {
+      // Nothing to discard.
+    }
   }
 
   close(): void {

@@ -74,7 +74,7 @@ export function errorFields(code: string, message: string, durationMs = 0): Resu
   return {
     subtype: 'error_during_execution',
     is_error: true,
-    duration_ms: durationMs,
+    duration_ms: Math.round(durationMs),
     duration_api_ms: 0,
     num_turns: 0,
     usage: { input_tokens: 0, output_tokens: 0 },
@@ -87,7 +87,7 @@ export function successFields(result: string, durationMs = 0): ResultFields {
   return {
     subtype: 'success',
     is_error: false,
-    duration_ms: durationMs,
+    duration_ms: Math.round(durationMs),
     duration_api_ms: 0,
     num_turns: 0,
     result,

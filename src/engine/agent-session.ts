@@ -16,6 +16,7 @@ import type { ChatRecord, Content, Part, TurnAbortReason } from '../session/reco
 import type { OutputMessage } from '../stream/messages.js';
 import { assistantMessage, toolResultMessage, type ResultFields } from './message-builder.js';
 import { PartialEventMapper } from './partial-events.js';
+import { capTextParts } from './record-caps.js';
 import type { RecordBuilder } from './record-builder.js';
 
 export interface RecordSink {
@@ -111,8 +112,9 @@ export class AgentSession {
     return this.loop(opts);
   }
 
-  async runPrompt(parts: Part[], opts: TurnOptions): Promise<TurnResult> {
+  async runPrompt(prompt: Part[], opts: TurnOptions): Promise<TurnResult> {
     await this.deps.provider();
+    const parts = capTextParts(prompt);
     await this.write(this.deps.builder.user(parts), true);
     this.history.push({ role: 'user', parts });
     return this.loop(opts);
@@ -168,7 +170,8 @@ export class AgentSession {
         }
         apiMs += this.deps.clock() - apiStart;
 
-        const response = acc.result();
+        const collected = acc.result();
+        const response = { ...collected, parts: capTextParts(collected.parts) };
         usage.input_tokens += response.usage.inputTokens;
         usage.output_tokens += response.usage.outputTokens;
 

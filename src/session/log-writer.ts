@@ -15,8 +15,8 @@ import { validateChatRecord } from './record-validation.js';
 
 /** Crash-injection seam for tests. `index` is the 0-based number of the append. */
 export interface WriteFaultHook {
-  /** Return replacement bytes to write instead (e.g. a torn prefix), or 'fail' to fail the write. */
-  beforeWrite?(index: number, data: Buffer): Buffer | 'fail' | void;
+  /** Return replacement bytes to write instead (e.g. a torn prefix), or `{fail: errno}` to fail the write. */
+  beforeWrite?(index: number, data: Buffer): Buffer | { fail: string } | void;
   /** Called once the append is complete (after the fsync of a durable append). */
   afterWrite?(index: number): void;
 }
@@ -106,10 +106,10 @@ export class SessionWriter {
     const index = this.appends;
     if (this.hook?.beforeWrite) {
       const replaced = this.hook.beforeWrite(index, data);
-      if (replaced === 'fail') {
-        throw new MendError('session_write_failed', `Injected write failure for append ${index}`, {
+      if (replaced && !Buffer.isBuffer(replaced)) {
+        throw new MendError('session_write_failed', `Injected write failure (${replaced.fail}) for record ${index + 1} of this writer`, {
           path: this.path,
-          errno: 'EIO',
+          errno: replaced.fail,
           injected: true,
         });
       }

@@ -149,7 +149,7 @@ describe('SessionWriter', () => {
         beforeWrite(index, data) {
           seen.push(['before', index, data.toString()]);
           calls++;
-          if (calls === 2) return 'fail';
+          if (calls === 2) return { fail: 'EIO' };
           if (calls === 3) return data.subarray(0, 10); // a torn write
         },
         afterWrite(index) {
