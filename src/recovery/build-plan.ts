@@ -2,7 +2,7 @@
  * buildSessionRecoveryPlan: the one pure function every entrypoint uses.
  * Same input, same plan: no I/O, no clock, no randomness.
  */
-import { buildApiHistory } from '../session/api-history.js';
+import { apiHistoryView } from '../session/api-history.js';
 import type { Content, Part, RecoveryRepair, SessionRecoveryKind } from '../session/records.js';
 import { detectTurnInterruption, type TailAnalysis } from './detect-interruption.js';
 import { derivePlanId } from './plan-id.js';
@@ -67,7 +67,9 @@ export function buildSessionRecoveryPlan(input: BuildPlanInput): SessionRecovery
   const diagnostics = input.diagnostics ?? [];
 
   // 1. The history as written. Classification happens on this, before any repair.
-  const originalApiHistory = buildApiHistory(conversation);
+  // A view of the records, not a copy: plans are immutable (see SessionRecoveryPlan),
+  // and copying every part of a long history was a third of the planning time.
+  const originalApiHistory = apiHistoryView(conversation);
   const liveGaps = historyGaps.filter((g) => !g.beforeCheckpoint);
   const liveCycle = diagnostics.some((d) => d.code === 'parent_cycle' && !d.beforeCheckpoint);
   const tail = detectTurnInterruption(originalApiHistory);
@@ -75,8 +77,8 @@ export function buildSessionRecoveryPlan(input: BuildPlanInput): SessionRecovery
   const cause = causeOf(input, tail);
   const previousAttempts = conversation.afterLastModel.recoveryRecords.length;
 
-  // 2. A provider-safe clone.
-  const repaired = repairHistory(originalApiHistory);
+  // 2. The provider-safe history. What the repair leaves alone is shared, not cloned.
+  const repaired = repairHistory(originalApiHistory, { shareUnchanged: true });
   const repairs: RecoveryRepair[] = [
     ...liveGaps.map((g): RecoveryRepair => ({ type: 'history_gap', childUuid: g.childUuid, missingParentUuid: g.missingParentUuid })),
     ...repaired.repairs,

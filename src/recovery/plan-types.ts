@@ -21,13 +21,23 @@ export interface RecoveryContinuation {
   syntheticCallIds: string[];
 }
 
+/**
+ * Plans are immutable values, and so is the LoadedSession a plan is built from:
+ * nothing may change a plan, the conversation's records or anything they hold.
+ * `originalApiHistory` is a view of the records (its entries hold the records'
+ * own `message.parts` arrays) and `apiHistory` shares every entry and part the
+ * repair left unchanged with it; only `continuation.parts` is a separate copy.
+ * Copying a long history on every load cost a third of the planning time, and
+ * no caller changes a plan: one that wants to change a history clones it
+ * first, as AgentSession and createAgent do (structuredClone of apiHistory).
+ */
 export interface SessionRecoveryPlan {
   planId: string;
   sessionId: string;
   kind: SessionRecoveryKind;
-  /** The history as written (system records excluded), before any repair. */
+  /** The history as written (system records excluded), before any repair. A view of the records: never change it. */
   originalApiHistory: Content[];
-  /** Provider-safe repaired clone: exactly what gets sent. */
+  /** Provider-safe repaired history: exactly what gets sent. Shares what the repair left unchanged with originalApiHistory. */
   apiHistory: Content[];
   repairs: RecoveryRepair[];
   canContinue: boolean;

@@ -16,7 +16,23 @@ export interface RepairResult {
   synthesizedCallIds: string[];
 }
 
-type ResponseFate = 'kept' | 'hoisted' | 'duplicate' | 'orphan';
+export interface RepairOptions {
+  /**
+   * Reuse the input's entries and parts where nothing changes instead of cloning
+   * them. Only for a caller that treats input and output as immutable afterwards
+   * (buildSessionRecoveryPlan: plans and the loaded records they view are never
+   * changed). By default the result shares nothing with the input.
+   */
+  shareUnchanged?: boolean;
+}
+
+const enum Fate {
+  None = 0,
+  Kept = 1,
+  Hoisted = 2,
+  Duplicate = 3,
+  Orphan = 4,
+}
 
 interface CallInfo {
   id: string;
@@ -24,98 +40,220 @@ interface CallInfo {
   /** Index of the model entry in the input history. */
   entryIndex: number;
   response?: Part;
+  /** Index of the input entry the response part is taken from as it is (shareUnchanged only). */
+  responseEntry?: number;
   hoisted: boolean;
 }
 
-export function repairHistory(input: readonly Content[]): RepairResult {
-  // Every call occurrence, keyed by its "entry:part" position. Ids are only unique per
-  // model entry: some providers number calls call_0, call_1... in every response.
-  const calls = new Map<string, CallInfo>();
-  // The most recent call of each id: a result answers the latest call of its id.
+/** Plain objects (and null-prototype ones) clone through the plain path of cloneJson. */
+function isPlain(value: object): boolean {
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/** Object.keys(value).length > 0, without building the array. */
+function hasOwnKey(value: object): boolean {
+  for (const key in value) if (Object.hasOwn(value, key)) return true;
+  return false;
+}
+
+/**
+ * An entry that is exactly `{ role, parts }` (keys in that order) around a plain
+ * array: what pass 2 would build from the same parts, so it can be reused as it is.
+ */
+function isBareEntry(entry: Content): boolean {
+  if (!isPlain(entry) || !Array.isArray(entry.parts) || Object.getPrototypeOf(entry.parts) !== Array.prototype) return false;
+  let n = 0;
+  for (const key in entry) {
+    if (!Object.hasOwn(entry, key)) continue;
+    if (key !== (n === 0 ? 'role' : n === 1 ? 'parts' : '')) return false;
+    n++;
+  }
+  return n === 2;
+}
+
+/** A new plain array of parts[0, end), which holds no holes. */
+function copyPrefix(parts: readonly Part[], end: number): Part[] {
+  const out: Part[] = [];
+  for (let i = 0; i < end; i++) out.push(parts[i]!);
+  return out;
+}
+
+/** Whether the only own enumerable key of `value` is `name`. */
+function hasOnlyKey(value: object, name: string): boolean {
+  let seen = false;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (key !== name || seen) return false;
+    seen = true;
+  }
+  return seen;
+}
+
+/**
+ * Parts are numbered in input order (entry by entry, part by part), the same in
+ * both passes, so per-part facts live in arrays indexed by that number.
+ */
+export function repairHistory(input: readonly Content[], options: RepairOptions = {}): RepairResult {
+  const share = options.shareUnchanged === true;
+  let partCount = 0;
+  for (let e = 0; e < input.length; e++) if (e in input) partCount += input[e]!.parts.length;
+
+  // Every call occurrence, by part number (1 + its index in `calls`; 0: none). Ids are
+  // only unique per model entry: some providers number calls call_0, call_1... in every response.
+  const calls: CallInfo[] = [];
+  const callAt = new Int32Array(partCount);
+  // A result answers the latest earlier call of its id. That is almost always a call of
+  // the latest model entry (calls[recentStart...]), found by a short scan; only for
+  // other results is the map of the latest call of each id brought up to date.
   const latestById = new Map<string, CallInfo>();
-  // Fate of every response part, keyed by "entry:part" position in the input.
-  const fates = new Map<string, ResponseFate>();
-  // Call parts dropped from model entries, keyed the same way.
-  const droppedCalls = new Map<string, RecoveryRepair>();
+  let indexed = 0;
+  let recentStart = 0;
+  const latestCall = (id: string): CallInfo | undefined => {
+    const end = calls.length;
+    if (end - recentStart <= 16) {
+      for (let j = end - 1; j >= recentStart; j--) if (calls[j]!.id === id) return calls[j];
+    }
+    for (; indexed < end; indexed++) latestById.set(calls[indexed]!.id, calls[indexed]!);
+    return latestById.get(id);
+  };
+  // Fate of every response part, by part number.
+  const fates = new Uint8Array(partCount);
+  // Call parts dropped from model entries, by part number.
+  const droppedCalls = new Map<number, RecoveryRepair>();
 
   // Pass 1: pair every response with the latest earlier call of the same id.
-  const nextModelIndex = new Array<number>(input.length).fill(Number.POSITIVE_INFINITY);
+  const nextModelIndex = new Float64Array(input.length).fill(Number.POSITIVE_INFINITY);
   for (let i = input.length - 1, next = Number.POSITIVE_INFINITY; i >= 0; i--) {
     nextModelIndex[i] = next;
     if (input[i]?.role === 'model') next = i;
   }
 
-  input.forEach((entry, entryIndex) => {
-    const idsInEntry = new Set<string>();
-    entry.parts.forEach((part, partIndex) => {
-      const key = `${entryIndex}:${partIndex}`;
+  // (Holes in sparse arrays are skipped, as forEach would; they still take a number.)
+  let k = 0;
+  for (let entryIndex = 0; entryIndex < input.length; entryIndex++) {
+    const entry = input[entryIndex]!;
+    if (entry === undefined && !(entryIndex in input)) continue;
+    const parts = entry.parts;
+    if (entry.role === 'model') recentStart = calls.length;
+    // Call ids seen in this entry: a short list (entries hold a handful of calls), a set past that.
+    let idsInEntry: string[] | Set<string> | undefined;
+    for (let partIndex = 0; partIndex < parts.length; partIndex++, k++) {
+      const part = parts[partIndex]!;
+      if (part === undefined && !(partIndex in parts)) continue;
       if (part.functionCall) {
         const { id, name } = part.functionCall;
         if (entry.role !== 'model') {
-          droppedCalls.set(key, { type: 'dropped_misplaced_call', callId: id ?? '', name });
+          droppedCalls.set(k, { type: 'dropped_misplaced_call', callId: id ?? '', name });
         } else if (id === undefined || id === '') {
-          droppedCalls.set(key, { type: 'dropped_call_without_id', name });
-        } else if (idsInEntry.has(id)) {
+          droppedCalls.set(k, { type: 'dropped_call_without_id', name });
+        } else if (idsInEntry !== undefined && (Array.isArray(idsInEntry) ? idsInEntry.includes(id) : idsInEntry.has(id))) {
           // Two calls with one id in one response: no result could tell them apart.
-          droppedCalls.set(key, { type: 'dropped_duplicate_call', callId: id, name });
+          droppedCalls.set(k, { type: 'dropped_duplicate_call', callId: id, name });
         } else {
           const info: CallInfo = { id, name, entryIndex, hoisted: false };
-          idsInEntry.add(id);
-          calls.set(key, info);
-          latestById.set(id, info);
+          if (idsInEntry === undefined) idsInEntry = [id];
+          else if (!Array.isArray(idsInEntry)) idsInEntry.add(id);
+          else if (idsInEntry.push(id) > 16) idsInEntry = new Set(idsInEntry);
+          callAt[k] = calls.push(info);
         }
       }
       // A part may (corruptly) hold a call and a result at once: both are looked at.
-      if (!part.functionResponse) return;
-      const id = part.functionResponse.id;
-      const call = id === undefined ? undefined : latestById.get(id);
+      const response = part.functionResponse;
+      if (!response) continue;
+      const id = response.id;
+      const call = id === undefined ? undefined : latestCall(id);
       if (!call) {
-        fates.set(key, 'orphan');
+        fates[k] = Fate.Orphan;
       } else if (call.response) {
-        fates.set(key, 'duplicate');
+        fates[k] = Fate.Duplicate;
       } else {
-        call.response = { functionResponse: cloneJson(part.functionResponse) as FunctionResponse };
+        // A part that is nothing but the result is already exactly what gets sent.
+        if (share && isPlain(part) && hasOnlyKey(part, 'functionResponse')) {
+          call.response = part;
+          call.responseEntry = entryIndex;
+        } else {
+          call.response = { functionResponse: cloneJson(response) as FunctionResponse };
+        }
         // Adjacent: in the user entries between the call's model entry and the next model entry.
         const adjacent = entry.role === 'user' && entryIndex < (nextModelIndex[call.entryIndex] ?? Number.POSITIVE_INFINITY);
         call.hoisted = !adjacent;
-        fates.set(key, adjacent ? 'kept' : 'hoisted');
+        fates[k] = adjacent ? Fate.Kept : Fate.Hoisted;
       }
-    });
-  });
+    }
+  }
 
   // Pass 2: rebuild in order, listing repairs as they are met walking forward.
   const history: Content[] = [];
   const repairs: RecoveryRepair[] = [];
   const synthesizedCallIds: string[] = [];
 
-  const reportDropped = (part: Part, key: string): void => {
-    const response = part.functionResponse;
-    if (!response) return;
-    const fate = fates.get(key);
-    const callId = response.id ?? '';
-    if (fate === 'duplicate') repairs.push({ type: 'dropped_duplicate_tool_result', callId, name: response.name });
-    if (fate === 'orphan') repairs.push({ type: 'dropped_orphan_tool_result', callId, name: response.name });
-  };
-
-  input.forEach((entry, entryIndex) => {
-    const kept: Part[] = [];
-    const entryCalls: CallInfo[] = [];
-    entry.parts.forEach((part, partIndex) => {
-      const key = `${entryIndex}:${partIndex}`;
-      const dropped = droppedCalls.get(key);
+  k = 0;
+  for (let entryIndex = 0; entryIndex < input.length; entryIndex++) {
+    const entry = input[entryIndex]!;
+    if (entry === undefined && !(entryIndex in input)) continue;
+    const parts = entry.parts;
+    let entryCalls: CallInfo[] | undefined;
+    // With shareUnchanged, `kept` stays null as long as every part so far stays as it
+    // is (it would be a copy of parts[0, partIndex)); the first change builds it.
+    let kept: Part[] | null = share ? null : [];
+    for (let partIndex = 0; partIndex < parts.length; partIndex++, k++) {
+      const part = parts[partIndex]!;
+      if (part === undefined && !(partIndex in parts)) {
+        kept ??= copyPrefix(parts, partIndex);
+        continue;
+      }
+      const dropped = droppedCalls.size > 0 ? droppedCalls.get(k) : undefined;
       if (dropped) repairs.push(dropped);
-      reportDropped(part, key);
+      const response = part.functionResponse;
+      if (response) {
+        const fate = fates[k];
+        const callId = response.id ?? '';
+        if (fate === Fate.Duplicate) repairs.push({ type: 'dropped_duplicate_tool_result', callId, name: response.name });
+        if (fate === Fate.Orphan) repairs.push({ type: 'dropped_orphan_tool_result', callId, name: response.name });
+      }
       // Results travel separately (paired after their call); what is left of the part stays.
-      const { functionResponse: _response, ...rest } = part;
-      if (dropped) delete rest.functionCall;
-      if (Object.keys(rest).length === 0) return;
-      kept.push(cloneJson(rest) as Part);
-      const call = calls.get(key);
-      if (call) entryCalls.push(call);
-    });
-    if (kept.length === 0) return;
-    history.push({ role: entry.role, parts: kept });
-    if (entry.role !== 'model' || entryCalls.length === 0) return;
+      const plain = !dropped && isPlain(part);
+      if (plain && !Object.hasOwn(part, 'functionResponse')) {
+        // Nothing to take out: the part stays as it is (the common case).
+        if (!hasOwnKey(part)) {
+          kept ??= copyPrefix(parts, partIndex);
+          continue;
+        }
+        if (!share) kept!.push(cloneJson(part) as Part);
+        else if (kept !== null) kept.push(part);
+      } else if (plain && hasOnlyKey(part, 'functionResponse')) {
+        // A bare result: nothing of it stays here.
+        kept ??= copyPrefix(parts, partIndex);
+        continue;
+      } else {
+        kept ??= copyPrefix(parts, partIndex);
+        const { functionResponse: _response, ...others } = part;
+        if (dropped) delete others.functionCall;
+        if (Object.keys(others).length === 0) continue;
+        kept.push(cloneJson(others) as Part);
+      }
+      const at = callAt[k]!;
+      if (at !== 0) (entryCalls ??= []).push(calls[at - 1]!);
+    }
+    if (kept === null) {
+      // Every part kept as it is: the entry itself when it is exactly { role, parts }.
+      if (parts.length === 0) continue;
+      history.push(isBareEntry(entry) ? entry : { role: entry.role, parts: copyPrefix(parts, parts.length) });
+    } else {
+      if (kept.length === 0) continue;
+      history.push({ role: entry.role, parts: kept });
+    }
+    if (entry.role !== 'model' || entryCalls === undefined) continue;
+
+    // One call whose result was a user entry of its own, taken as it is: that entry is the result entry.
+    if (entryCalls.length === 1 && entryCalls[0]!.responseEntry !== undefined && !entryCalls[0]!.hoisted) {
+      const source = input[entryCalls[0]!.responseEntry]!;
+      if (source.role === 'user' && source.parts.length === 1 && source.parts[0] === entryCalls[0]!.response && isBareEntry(source)) {
+        history.push(source);
+        continue;
+      }
+    }
 
     const results: Part[] = [];
     for (const call of entryCalls) {
@@ -130,7 +268,7 @@ export function repairHistory(input: readonly Content[]): RepairResult {
       }
     }
     history.push({ role: 'user', parts: results });
-  });
+  }
 
   return { history, repairs, synthesizedCallIds };
 }

@@ -19,6 +19,22 @@ export function buildApiHistory(conv: ConversationRecord): Content[] {
   return history;
 }
 
+/**
+ * buildApiHistory without the clone: the entries hold the records' own parts
+ * arrays (and the checkpoint's own entries). Same value, no copy; for callers
+ * that never change the result or the records (buildSessionRecoveryPlan).
+ */
+export function apiHistoryView(conv: ConversationRecord): Content[] {
+  const history: Content[] = conv.compressedHistory ? [...conv.compressedHistory] : [];
+  for (const record of conv.records) {
+    if (record.type === 'system') continue;
+    const parts = record.message.parts;
+    if (parts.length === 0) continue;
+    history.push({ role: record.type === 'assistant' ? 'model' : 'user', parts });
+  }
+  return history;
+}
+
 const MAX_FAST_DEPTH = 200;
 
 /**

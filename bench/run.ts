@@ -1,0 +1,520 @@
+/**
+ * `npm run bench`: load+plan and start-up benchmarks of mend, every figure a
+ * ratio against a baseline measured in the same run (the machine may be shared
+ * and busy; absolute numbers are printed for context only).
+ *
+ *   node dist/bench/run.js [--check] [--reps N] [--quick] [--json FILE]
+ *
+ * --check   exit 1 when a target is missed (default: report and exit 0)
+ * --reps N  repetitions per measurement (default and minimum 5; files under 64 MB get
+ *           at least 9, start-up at least 11); ratios are medians of per-run ratios
+ * --quick   skip the 100 MB and 1M-record sessions (for development)
+ * --json    also write all raw measurements to FILE (default .bench/results.json)
+ *
+ * See docs/performance.md for the method, the targets and the latest figures.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { ensureSession, type GeneratedSession, type SessionSpec } from './generate.js';
+import { sessionLogPath } from '../src/session/session-paths.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '..', '..');
+const benchDir = join(root, '.bench');
+const childJs = join(here, 'child.js');
+const traceRegister = join(here, 'trace-register.js');
+const mendBin = join(root, 'bin', 'mend.js');
+const MB = 2 ** 20;
+
+// ---- options ------------------------------------------------------------------------------
+
+const argv = process.argv.slice(2);
+const flag = (name: string): boolean => argv.includes(name);
+const value = (name: string): string | undefined => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const CHECK = flag('--check');
+const QUICK = flag('--quick');
+const REPS = Math.max(5, Number(value('--reps') ?? 5) || 5);
+const STARTUP_REPS = Math.max(11, REPS);
+const JSON_OUT = value('--json') ?? join(benchDir, 'results.json');
+
+// ---- targets --------------------------------------------------------------------------------
+
+const TARGET = {
+  loadPlanTime: 1.5,
+  loadPlanRss: 1.5,
+  /**
+   * Cost per MB (per record) at the larger size over the smaller one, relative to
+   * the floor's own change (1.0: load+plan grows exactly like reading does).
+   */
+  growth: 1.25,
+  startup: 5,
+  cliRecovery: 1.5,
+};
+const HEAVY_PACKAGES = ['openai', 'execa'];
+
+// ---- small helpers ----------------------------------------------------------------------------
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+const fmt = (n: number, d = 2): string => n.toFixed(d);
+const ms = (n: number): string => (n >= 1000 ? `${fmt(n / 1000, 2)} s` : `${fmt(n, 0)} ms`);
+const mb = (kb: number): string => `${fmt(kb / 1024, 0)} MB`;
+
+function log(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+
+interface ChildResult {
+  mode: string;
+  wallMs: number;
+  cpuMs: number;
+  gcMs: number;
+  maxRssKb: number;
+  /** Spawn to exit, measured by this process. */
+  processMs: number;
+  records?: number;
+  loadMs?: number;
+  planMs?: number;
+  planId?: string;
+  kind?: string;
+}
+
+function runChild(mode: string, file: string): Promise<ChildResult> {
+  return new Promise((resolvePromise, reject) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, [childJs, mode, file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    child.on('error', reject);
+    let processMs = NaN;
+    child.on('exit', () => (processMs = performance.now() - t0));
+    // 'close' comes after 'exit' and after stdout has ended.
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`child ${mode} ${file} exited ${code}: ${err}`));
+      try {
+        resolvePromise({ ...(JSON.parse(out.trim().split('\n').at(-1)!) as ChildResult), processMs });
+      } catch (e) {
+        reject(e);
+      }
+    });
+  });
+}
+
+/** CPU time (ms) and peak RSS (KB) of a live process, from /proc (Linux). */
+function procStats(pid: number): { cpuMs: number; maxRssKb: number } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[11], [12] are utime and stime (fields 14 and 15 of proc(5)), in clock ticks (100 Hz).
+    const cpuMs = (Number(fields[11]) + Number(fields[12])) * 10;
+    const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return { cpuMs, maxRssKb: hwm ? Number(hwm[1]) : NaN };
+  } catch {
+    return null;
+  }
+}
+
+interface SpawnTiming {
+  /** Spawn to the awaited stdout line (or to exit when no line is awaited). */
+  ms: number;
+  cpuMs: number;
+  maxRssKb: number;
+  line?: Record<string, unknown>;
+}
+
+/**
+ * Spawns `args`; resolves with the time from spawn to the first stdout line for
+ * which `match` is true (and /proc figures at that moment), after the process exits.
+ */
+function timeSpawn(
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; match?: (line: Record<string, unknown>) => boolean },
+): Promise<SpawnTiming> {
+  return new Promise((resolvePromise, reject) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let found: SpawnTiming | undefined;
+    let buffer = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      if (found || !opts.match) return;
+      buffer += d;
+      let nl: number;
+      while (!found && (nl = buffer.indexOf('\n')) !== -1) {
+        const text = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        let parsed: Record<string, unknown>;
+        try {
+          parsed = JSON.parse(text) as Record<string, unknown>;
+        } catch {
+          continue;
+        }
+        if (opts.match(parsed)) {
+          const at = performance.now() - t0;
+          const stats = procStats(child.pid!) ?? { cpuMs: NaN, maxRssKb: NaN };
+          found = { ms: at, ...stats, line: parsed };
+        }
+      }
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const at = performance.now() - t0;
+      if (code !== 0) return reject(new Error(`${args.join(' ')} exited ${code}: ${err}`));
+      if (opts.match && !found) return reject(new Error(`${args.join(' ')}: the awaited line never came`));
+      resolvePromise(found ?? { ms: at, cpuMs: NaN, maxRssKb: NaN });
+    });
+  });
+}
+
+// ---- the benchmark ------------------------------------------------------------------------------
+
+interface Row {
+  section: string;
+  name: string;
+  /** mend's figure(s) and the baseline's, as shown. */
+  value: string;
+  baseline: string;
+  /** Ratios to the baseline: wall time (or the only ratio) and CPU time. */
+  wall: number | null;
+  cpu: number | null;
+  target: string;
+  ok: boolean | null;
+}
+
+const rows: Row[] = [];
+const raw: Record<string, unknown> = {};
+
+function addRow(r: Omit<Row, 'ok' | 'target'> & { target?: number | string }): void {
+  const limit = typeof r.target === 'number' ? r.target : null;
+  const ratios = [r.wall, r.cpu].filter((x): x is number => x !== null);
+  rows.push({
+    ...r,
+    target: limit !== null ? `<= ${limit}x` : typeof r.target === 'string' ? r.target : 'info',
+    ok: limit === null ? null : ratios.every((x) => x <= limit),
+  });
+}
+
+/** Median of per-repetition ratios a[i] / b[i]: each pair ran back to back, so slow drifts in load cancel. */
+function pairedRatio(a: number[], b: number[]): number {
+  return median(a.map((x, i) => x / b[i]!));
+}
+
+const SESSIONS: SessionSpec[] = [
+  { label: 'large-10mb', profile: 'large', targetBytes: 10 * MB, seed: 10 },
+  { label: 'large-100mb', profile: 'large', targetBytes: 100 * MB, seed: 100 },
+  { label: 'small-100k', profile: 'small', records: 100_000, seed: 1e5 },
+  { label: 'small-1m', profile: 'small', records: 1_000_000, seed: 1e6 },
+];
+
+interface FileStats {
+  session: GeneratedSession;
+  floor: ChildResult[];
+  read: ChildResult[];
+  loadplan: ChildResult[];
+  cli: SpawnTiming[];
+}
+
+type Key = 'wallMs' | 'cpuMs' | 'maxRssKb' | 'processMs' | 'gcMs' | 'ms' | 'loadMs' | 'planMs';
+const col = (rs: Array<ChildResult | SpawnTiming>, key: Key): number[] => rs.map((r) => (r as unknown as Record<string, number>)[key] ?? NaN);
+const med = (rs: Array<ChildResult | SpawnTiming>, key: Key): number => median(col(rs, key));
+
+async function measureFile(session: GeneratedSession, withCli: boolean, env: { home: string; project: string }): Promise<FileStats> {
+  const stats: FileStats = { session, floor: [], read: [], loadplan: [], cli: [] };
+  // The smaller files are cheap: more repetitions steady their medians.
+  const reps = session.bytes < 64 * MB ? Math.max(REPS, 9) : REPS;
+  const withRead = session.bytes < 200 * MB;
+  for (let rep = 0; rep < reps; rep++) {
+    // The floor and what is compared with it run back to back, in alternating order.
+    const pair: Array<() => Promise<void>> = [
+      async () => void stats.floor.push(await runChild('floor', session.path)),
+      async () => void stats.loadplan.push(await runChild('loadplan', session.path)),
+    ];
+    if (rep % 2 === 1) pair.reverse();
+    for (const step of pair) await step();
+    if (withRead) stats.read.push(await runChild('read', session.path));
+    if (withCli) {
+      stats.cli.push(
+        await timeSpawn([mendBin, '--resume', session.path, '-o', 'stream-json'], {
+          cwd: env.project,
+          env: { ...process.env, MEND_HOME: env.home },
+          match: (l) => l['type'] === 'system' && l['subtype'] === 'recovery',
+        }),
+      );
+    }
+    process.stderr.write('.');
+  }
+  process.stderr.write('\n');
+  const planIds = new Set(stats.loadplan.map((r) => r.planId));
+  for (const c of stats.cli) planIds.add(c.line?.['plan_id'] as string);
+  if (planIds.size !== 1) throw new Error(`${session.spec.label}: plan ids differ between runs: ${[...planIds].join(', ')}`);
+  return stats;
+}
+
+function reportFile(s: FileStats): void {
+  const label = s.session.spec.label;
+  const size = `${fmt(s.session.bytes / MB, 0)} MB, ${s.session.records.toLocaleString('en')} rec, ${s.loadplan.length} runs`;
+  const { floor, loadplan, read } = s;
+  addRow({
+    section: 'load+plan',
+    name: `${label} (${size})`,
+    value: `${ms(med(loadplan, 'wallMs'))} / cpu ${ms(med(loadplan, 'cpuMs'))}`,
+    baseline: `${ms(med(floor, 'wallMs'))} / cpu ${ms(med(floor, 'cpuMs'))}`,
+    wall: pairedRatio(col(loadplan, 'wallMs'), col(floor, 'wallMs')),
+    cpu: pairedRatio(col(loadplan, 'cpuMs'), col(floor, 'cpuMs')),
+    target: TARGET.loadPlanTime,
+  });
+  addRow({
+    section: 'load+plan',
+    name: `${label} peak RSS`,
+    value: mb(med(loadplan, 'maxRssKb')),
+    baseline: mb(med(floor, 'maxRssKb')),
+    wall: pairedRatio(col(loadplan, 'maxRssKb'), col(floor, 'maxRssKb')),
+    cpu: null,
+    target: TARGET.loadPlanRss,
+  });
+  addRow({
+    section: 'load+plan',
+    name: `${label} split: load, plan (wall); GC`,
+    value: `${ms(med(loadplan, 'loadMs'))}, ${ms(med(loadplan, 'planMs'))}; GC ${ms(med(loadplan, 'gcMs'))}`,
+    baseline: `GC ${ms(med(floor, 'gcMs'))}`,
+    wall: null,
+    cpu: null,
+  });
+  if (read.length > 0) {
+    // Runs after each pair, so it is compared with the medians rather than pairwise.
+    addRow({
+      section: 'load+plan',
+      name: `${label} read only (readSessionLog)`,
+      value: `${ms(med(read, 'wallMs'))} / cpu ${ms(med(read, 'cpuMs'))}`,
+      baseline: 'floor',
+      wall: med(read, 'wallMs') / med(floor, 'wallMs'),
+      cpu: med(read, 'cpuMs') / med(floor, 'cpuMs'),
+    });
+  }
+  if (s.cli.length > 0) {
+    addRow({
+      section: 'cli',
+      name: `${label}: spawn -> system/recovery`,
+      value: `${ms(med(s.cli, 'ms'))} / cpu ${ms(med(s.cli, 'cpuMs'))}, ${mb(med(s.cli, 'maxRssKb'))}`,
+      baseline: `floor process ${ms(med(floor, 'processMs'))}`,
+      wall: pairedRatio(col(s.cli, 'ms'), col(floor, 'processMs')),
+      cpu: null,
+      target: TARGET.cliRecovery,
+    });
+  }
+}
+
+function growthRow(small: FileStats, large: FileStats, unit: 'MB' | 'rec'): void {
+  const size = (s: FileStats): number => (unit === 'MB' ? s.session.bytes / MB : s.session.records);
+  const per = (s: FileStats, mode: 'floor' | 'loadplan', key: 'wallMs' | 'cpuMs'): number => med(s[mode], key) / size(s);
+  const show = (v: number): string => (unit === 'MB' ? `${fmt(v, 1)} ms/MB` : `${fmt(v * 1000, 2)} us/rec`);
+  const growth = (mode: 'floor' | 'loadplan', key: 'wallMs' | 'cpuMs'): number => per(large, mode, key) / per(small, mode, key);
+  addRow({
+    section: 'growth',
+    name: `${small.session.spec.label} -> ${large.session.spec.label}, cost per ${unit === 'MB' ? 'MB' : 'record'}`,
+    value: `${show(per(small, 'loadplan', 'wallMs'))} -> ${show(per(large, 'loadplan', 'wallMs'))} (x${fmt(growth('loadplan', 'wallMs'))}; cpu x${fmt(growth('loadplan', 'cpuMs'))})`,
+    baseline: `floor x${fmt(growth('floor', 'wallMs'))}; cpu x${fmt(growth('floor', 'cpuMs'))}`,
+    // Relative to the floor's own growth (GC makes that slightly superlinear too).
+    wall: growth('loadplan', 'wallMs') / growth('floor', 'wallMs'),
+    cpu: growth('loadplan', 'cpuMs') / growth('floor', 'cpuMs'),
+    target: TARGET.growth,
+  });
+}
+
+async function startup(env: { home: string; project: string }): Promise<void> {
+  // A tiny interrupted session under MEND_HOME, resumed by id.
+  const sessionId = '0b5e7c1a-2d4f-4e6a-9b8c-7d6e5f4a3b2c';
+  const path = sessionLogPath(env.home, realpathSync(env.project), sessionId);
+  mkdirSync(dirname(path), { recursive: true });
+  const base = { sessionId, timestamp: '2026-01-05T09:00:00.000Z', cwd: env.project, version: 'mend/0.1.0' };
+  const records = [
+    { ...base, uuid: 'u1', parentUuid: null, type: 'user', provenance: 'real_user', message: { role: 'user', parts: [{ text: 'list the files' }] } },
+    {
+      ...base,
+      uuid: 'a1',
+      parentUuid: 'u1',
+      type: 'assistant',
+      provenance: 'assistant_output',
+      model: 'm',
+      message: { role: 'model', parts: [{ text: 'Listing.' }, { functionCall: { id: 'c1', name: 'run_shell_command', args: { command: 'ls' } } }] },
+    },
+  ];
+  writeFileSync(path, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+
+  const mendArgs = [mendBin, '--resume', sessionId, '-o', 'stream-json'];
+  const mendEnv = { ...process.env, MEND_HOME: env.home };
+  const isInit = (l: Record<string, unknown>): boolean => l['type'] === 'system' && l['subtype'] === 'init';
+
+  // CPU of whole processes via a CommonJS preload (no ESM loader for `node -e 0`), in separate runs
+  // so that the wall-time runs carry no instrumentation.
+  const reporter = join(benchDir, 'cpu-reporter.cjs');
+  const cpuOut = join(env.home, 'cpu.json');
+  writeFileSync(
+    reporter,
+    "process.on('exit', () => { const c = process.cpuUsage(); require('node:fs').writeFileSync(process.env.BENCH_CPU_OUT, JSON.stringify({ cpuMs: (c.user + c.system) / 1000, maxRssKb: process.resourceUsage().maxRSS })); });\n",
+  );
+  const cpuOf = async (args: string[], envv: NodeJS.ProcessEnv): Promise<{ cpuMs: number; maxRssKb: number }> => {
+    await timeSpawn(['-r', reporter, ...args], { cwd: env.project, env: { ...envv, BENCH_CPU_OUT: cpuOut } });
+    return JSON.parse(readFileSync(cpuOut, 'utf8')) as { cpuMs: number; maxRssKb: number };
+  };
+
+  const bare: number[] = [];
+  const mend: number[] = [];
+  const bareCpu: Array<{ cpuMs: number; maxRssKb: number }> = [];
+  const mendCpu: Array<{ cpuMs: number; maxRssKb: number }> = [];
+  for (let rep = 0; rep < STARTUP_REPS; rep++) {
+    // Pairs back to back, in alternating order.
+    const wall = [
+      async () => void bare.push((await timeSpawn(['-e', '0'], {})).ms),
+      async () => void mend.push((await timeSpawn(mendArgs, { cwd: env.project, env: mendEnv, match: isInit })).ms),
+    ];
+    const cpu = [async () => void bareCpu.push(await cpuOf(['-e', '0'], process.env)), async () => void mendCpu.push(await cpuOf(mendArgs, mendEnv))];
+    if (rep % 2 === 1) (wall.reverse(), cpu.reverse());
+    for (const step of [...wall, ...cpu]) await step();
+  }
+  const cpuMs = (xs: typeof bareCpu): number[] => xs.map((c) => c.cpuMs);
+  const rssKb = (xs: typeof bareCpu): number[] => xs.map((c) => c.maxRssKb);
+  addRow({
+    section: 'cli',
+    name: `tiny resume: spawn -> system/init (${STARTUP_REPS} runs)`,
+    value: `${ms(median(mend))} / cpu ${ms(median(cpuMs(mendCpu)))}, ${mb(median(rssKb(mendCpu)))}`,
+    baseline: `node -e 0: ${ms(median(bare))} / cpu ${ms(median(cpuMs(bareCpu)))}, ${mb(median(rssKb(bareCpu)))}`,
+    wall: pairedRatio(mend, bare),
+    cpu: pairedRatio(cpuMs(mendCpu), cpuMs(bareCpu)),
+    target: TARGET.startup,
+  });
+  raw['startup'] = { bareMs: bare, mendInitMs: mend, bareCpu, mendCpu };
+
+  // Which modules the resume path loads: ESM through a resolve hook, CommonJS through NODE_DEBUG=module.
+  const traceOut = join(env.home, 'trace.txt');
+  rmSync(traceOut, { force: true });
+  const traced = await new Promise<{ stderr: string }>((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ['--import', traceRegister, ...mendArgs], {
+      cwd: env.project,
+      env: { ...mendEnv, BENCH_TRACE_OUT: traceOut, NODE_DEBUG: 'module' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolvePromise({ stderr }) : reject(new Error(`traced run exited ${code}: ${stderr}`))));
+  });
+  // The hook sees every resolution; a module resolved from several importers counts once.
+  const urls = [...new Set(readFileSync(traceOut, 'utf8').split('\n').filter(Boolean))];
+  const cjs = [...traced.stderr.matchAll(/^MODULE \d+: (?:load|looking for) "?([^"\n]+)"?/gm)].map((x) => x[1]!);
+  const packages = new Set<string>();
+  for (const u of [...urls, ...cjs]) {
+    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u);
+    if (match) packages.add(match[1]!);
+  }
+  const own = urls.filter((u) => u.startsWith('file:') && !u.includes('node_modules')).length;
+  const perPackage = new Map<string, number>();
+  for (const u of urls) {
+    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u);
+    if (match) perPackage.set(match[1]!, (perPackage.get(match[1]!) ?? 0) + 1);
+  }
+  const heavy = HEAVY_PACKAGES.filter((p) => packages.has(p));
+  rows.push({
+    section: 'cli',
+    name: 'tiny resume: modules loaded',
+    value: `${urls.length} modules (${own} mend, ${urls.filter((u) => u.startsWith('node:')).length} built-in); ${[...packages]
+      .sort()
+      .map((p) => (perPackage.get(p) ?? 0) > 5 ? `${p} (${perPackage.get(p)})` : p)
+      .join(' ')}`,
+    baseline: '',
+    wall: null,
+    cpu: null,
+    target: `no ${HEAVY_PACKAGES.join(', ')}`,
+    ok: heavy.length === 0,
+  });
+  raw['modules'] = { urls, cjs, packages: [...packages], heavy };
+}
+
+function printTable(): void {
+  const header = ['section', 'measurement', 'mend', 'baseline (same run)', 'ratio', 'cpu ratio', 'target', ''];
+  const x = (v: number | null): string => (v === null ? '' : `${fmt(v)}x`);
+  const body = rows.map((r) => [r.section, r.name, r.value, r.baseline, x(r.wall), x(r.cpu), r.target, r.ok === null ? '' : r.ok ? 'ok' : 'MISS']);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]): string => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  console.log(line(header));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const b of body) console.log(line(b));
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const machine = {
+    nproc: availableParallelism(),
+    cpu: cpus()[0]?.model ?? 'unknown',
+    memGb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    loadavgStart: loadavg().map((x) => Number(x.toFixed(2))),
+    loadavgEnd: [] as number[],
+    reps: REPS,
+    date: new Date().toISOString(),
+  };
+  log(`mend bench: ${machine.nproc} cpus (${machine.cpu}), node ${machine.node}, load ${machine.loadavgStart.join(' ')}, ${REPS} reps`);
+
+  const specs = QUICK ? SESSIONS.filter((s) => s.label === 'large-10mb' || s.label === 'small-100k') : SESSIONS;
+  const sessions = new Map<string, GeneratedSession>();
+  for (const spec of specs) {
+    const t = performance.now();
+    const s = ensureSession(benchDir, spec);
+    sessions.set(spec.label, s);
+    log(`${s.reused ? 'reusing' : 'generated'} ${relative(root, s.path)}: ${fmt(s.bytes / MB, 1)} MB, ${s.records} records${s.reused ? '' : ` (${ms(performance.now() - t)})`}`);
+  }
+
+  const home = realpathSync(mkdtempSync(join(tmpdir(), 'mend-bench-home-')));
+  const project = realpathSync(mkdtempSync(join(tmpdir(), 'mend-bench-project-')));
+  try {
+    log('start-up');
+    await startup({ home, project });
+
+    const stats = new Map<string, FileStats>();
+    for (const [label, s] of sessions) {
+      log(`load+plan ${label}`);
+      stats.set(label, await measureFile(s, s.spec.profile === 'large', { home, project }));
+    }
+    for (const s of stats.values()) reportFile(s);
+    const pair = (a: string, b: string, unit: 'MB' | 'rec'): void => {
+      const x = stats.get(a);
+      const y = stats.get(b);
+      if (x && y) growthRow(x, y, unit);
+    };
+    pair('large-10mb', 'large-100mb', 'MB');
+    pair('small-100k', 'small-1m', 'rec');
+    raw['files'] = Object.fromEntries([...stats].map(([k, v]) => [k, { bytes: v.session.bytes, records: v.session.records, floor: v.floor, read: v.read, loadplan: v.loadplan, cli: v.cli }]));
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+    rmSync(project, { recursive: true, force: true });
+  }
+
+  machine.loadavgEnd = loadavg().map((x) => Number(x.toFixed(2)));
+  const elapsed = (performance.now() - started) / 1000;
+  console.log(
+    `\nmend bench — ${machine.nproc} cpus (${machine.cpu}), ${machine.memGb} GB, node ${machine.node}, ` +
+      `load average ${machine.loadavgStart.join(' ')} -> ${machine.loadavgEnd.join(' ')}, median of ${REPS} runs (files under 64 MB: ${Math.max(REPS, 9)}, start-up: ${STARTUP_REPS}), ${fmt(elapsed, 0)} s\n`,
+  );
+  printTable();
+  const misses = rows.filter((r) => r.ok === false);
+  console.log(misses.length === 0 ? '\nall targets met' : `\n${misses.length} target(s) missed: ${misses.map((m) => m.name).join('; ')}`);
+  mkdirSync(dirname(JSON_OUT), { recursive: true });
+  writeFileSync(JSON_OUT, `${JSON.stringify({ machine, targets: TARGET, rows, raw, elapsedS: elapsed }, null, 2)}\n`);
+  if (CHECK && misses.length > 0) process.exitCode = 1;
+}
+
+await main();
