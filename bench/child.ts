@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   // Imported up front so that the clock measures the work, not module loading.
   const { readSessionLog } = await import('../src/session/log-reader.js');
   const { loadSession } = await import('../src/session/session-loader.js');
-  const { buildSessionRecoveryPlan } = await import('../src/recovery/build-plan.js');
+  const { buildPlanForSession } = await import('../src/recovery/build-plan.js');
 
   let gcMs = 0;
   let gcCount = 0;
@@ -73,12 +73,7 @@ async function main(): Promise<void> {
     const loaded = await loadSession(path);
     const tLoaded = performance.now();
     const cpuLoaded = process.cpuUsage(cpu0);
-    const plan = buildSessionRecoveryPlan({
-      sessionId: loaded.conversation.sessionId,
-      conversation: loaded.conversation,
-      historyGaps: loaded.historyGaps,
-      diagnostics: loaded.diagnostics,
-    });
+    const plan = buildPlanForSession(loaded);
     keep.push(loaded, plan);
     info['records'] = loaded.conversation.totalRecords;
     info['loadMs'] = tLoaded - t0;

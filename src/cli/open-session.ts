@@ -10,7 +10,7 @@
 import { existsSync, statSync, unlinkSync } from 'node:fs';
 import { basename } from 'node:path';
 import { MendError } from '../errors.js';
-import { buildSessionRecoveryPlan } from '../recovery/build-plan.js';
+import { buildPlanForSession } from '../recovery/build-plan.js';
 import type { SessionRecoveryPlan } from '../recovery/plan-types.js';
 import type { LoadedSession } from '../session/conversation.js';
 import { SessionWriter, type WriteFaultHook } from '../session/log-writer.js';
@@ -100,13 +100,7 @@ export async function loadAndPlan(
 ): Promise<{ loaded: LoadedSession; plan: SessionRecoveryPlan; sessionId: string }> {
   // The same loader every entrypoint uses, so the same file gives the same plan id everywhere.
   const loaded = await loadSession(logPath);
-  const plan = buildSessionRecoveryPlan({
-    sessionId: loaded.conversation.sessionId,
-    conversation: loaded.conversation,
-    historyGaps: loaded.historyGaps,
-    diagnostics: loaded.diagnostics,
-    options: { allowAutoContinue },
-  });
+  const plan = buildPlanForSession(loaded, { allowAutoContinue });
   // New records need an id even in a log that names none (an empty file that is not named by a UUID).
   return { loaded, plan, sessionId: loaded.conversation.sessionId || fallbackSessionId };
 }

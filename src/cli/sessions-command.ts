@@ -6,7 +6,7 @@ import { basename } from 'node:path';
 import { isMendError } from '../errors.js';
 import { readSessionLog } from '../session/log-reader.js';
 import { buildConversation } from '../session/conversation-loader.js';
-import { buildSessionRecoveryPlan } from '../recovery/build-plan.js';
+import { buildPlanForSession } from '../recovery/build-plan.js';
 import { listSessions, projectDir } from '../session/session-paths.js';
 import { ExitCode, exitCodeFor } from './exit-codes.js';
 import type { PlanIo } from './plan-command.js';
@@ -26,14 +26,9 @@ export async function listProjectSessions(home: string, projectRoot: string): Pr
   const rows: SessionListing[] = [];
   for (const path of await listSessions(projectDir(home, projectRoot))) {
     const read = await readSessionLog(path);
-    const loaded = buildConversation(read);
-    const id = read.sessionId ?? basename(path, '.jsonl');
-    const plan = buildSessionRecoveryPlan({
-      sessionId: id,
-      conversation: loaded.conversation,
-      historyGaps: loaded.historyGaps,
-      diagnostics: loaded.diagnostics,
-    });
+    const loaded = buildConversation(read, { fallbackSessionId: basename(path, '.jsonl') });
+    const id = loaded.conversation.sessionId;
+    const plan = buildPlanForSession(loaded);
     const firstUser = read.records.find((r) => r.record.type === 'user');
     const firstText = firstUser?.record.type === 'user' ? firstUser.record.message.parts.find((p) => typeof p.text === 'string')?.text : undefined;
     rows.push({

@@ -3,6 +3,7 @@
  * Same input, same plan: no I/O, no clock, no randomness.
  */
 import { apiHistoryView } from '../session/api-history.js';
+import type { LoadedSession } from '../session/conversation.js';
 import type { Content, Part, RecoveryRepair, SessionRecoveryKind } from '../session/records.js';
 import { detectTurnInterruption, type TailAnalysis } from './detect-interruption.js';
 import { derivePlanId } from './plan-id.js';
@@ -130,4 +131,15 @@ export function buildSessionRecoveryPlan(input: BuildPlanInput): SessionRecovery
   if (visibleNotice !== undefined) plan.visibleNotice = visibleNotice;
   if (continuation !== undefined) plan.continuation = continuation;
   return plan;
+}
+
+/** The plan of a loaded session, under the id its records carry: what every entrypoint builds. */
+export function buildPlanForSession(loaded: LoadedSession, options: BuildPlanInput['options'] = {}): SessionRecoveryPlan {
+  return buildSessionRecoveryPlan({
+    sessionId: loaded.conversation.sessionId,
+    conversation: loaded.conversation,
+    historyGaps: loaded.historyGaps,
+    diagnostics: loaded.diagnostics,
+    options,
+  });
 }

@@ -1,4 +1,4 @@
-export { buildSessionRecoveryPlan } from './build-plan.js';
+export { buildPlanForSession, buildSessionRecoveryPlan } from './build-plan.js';
 export { toRecoveryDebugPayload } from './debug-payload.js';
 export { detectTurnInterruption, type TailAnalysis, type TailState } from './detect-interruption.js';
 export { PLAN_ID_PATTERN } from './plan-id.js';

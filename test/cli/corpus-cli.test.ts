@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildSessionRecoveryPlan } from '../../src/recovery/index.js';
+import { buildPlanForSession } from '../../src/recovery/index.js';
 import { loadSession } from '../../src/session/session-loader.js';
 import { copyCase, listCorpus } from '../support/corpus.js';
 import { cleanupSandboxes, makeSandbox, trackTempDir, mend, snapshotTree, summaryFromCorePlan, summaryFromRecoveryLine, transcript } from '../support/cli.js';
@@ -28,12 +28,7 @@ describe.concurrent('crash corpus through `mend --resume <path> -o stream-json` 
 
     // The core plan, computed in-process from the same copy (as in corpus-core.test.ts).
     const loaded = await loadSession(sessionPath);
-    const plan = buildSessionRecoveryPlan({
-      sessionId: loaded.conversation.sessionId,
-      conversation: loaded.conversation,
-      historyGaps: loaded.historyGaps,
-      diagnostics: loaded.diagnostics,
-    });
+    const plan = buildPlanForSession(loaded);
 
     const run = await mend(sb, ['--resume', sessionPath, '-o', 'stream-json']);
     expect(run.stderr).toBe('');

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createScenarioSandbox, keyOf, nextRun, readCrashLog, readMarkers, expectedKind, tailState } from '../../scripts/crash-test-core.js';
 import { loadSession } from '../../src/session/session-loader.js';
-import { buildSessionRecoveryPlan } from '../../src/recovery/build-plan.js';
+import { buildPlanForSession } from '../../src/recovery/build-plan.js';
 import { validateProviderHistory } from '../../src/recovery/validate-history.js';
 import { transcript } from '../support/cli.js';
 import { logLines, runScenario, scenarioBase, scenarioSandbox, structureOf } from '../support/reliability.js';
@@ -26,12 +26,7 @@ afterAll(() => {
 
 async function planOf(path: string) {
   const loaded = await loadSession(path);
-  const plan = buildSessionRecoveryPlan({
-    sessionId: loaded.conversation.sessionId,
-    conversation: loaded.conversation,
-    historyGaps: loaded.historyGaps,
-    diagnostics: loaded.diagnostics,
-  });
+  const plan = buildPlanForSession(loaded);
   return { loaded, plan, valid: validateProviderHistory(plan.apiHistory) };
 }
 

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildSessionRecoveryPlan } from '../../src/recovery/index.js';
+import { buildPlanForSession } from '../../src/recovery/index.js';
 import { query } from '../../src/sdk/index.js';
 import { loadSession } from '../../src/session/session-loader.js';
 import { makeSandbox, summaryFromCorePlan, summaryFromRecoveryLine } from '../support/cli.js';
@@ -25,12 +25,7 @@ describe.concurrent('crash corpus through the SDK (query + resume)', () => {
     const before = readFileSync(sessionPath);
 
     const loaded = await loadSession(sessionPath);
-    const plan = buildSessionRecoveryPlan({
-      sessionId: loaded.conversation.sessionId,
-      conversation: loaded.conversation,
-      historyGaps: loaded.historyGaps,
-      diagnostics: loaded.diagnostics,
-    });
+    const plan = buildPlanForSession(loaded);
 
     let stderr = '';
     const q = query({ options: { resume: sessionPath, cwd: sb.cwd, env: { MEND_HOME: sb.home, HOME: sb.root }, stderr: (d) => (stderr += d) } });
