@@ -104,4 +104,21 @@ describe('stream-json input', () => {
     const result = lines.find((m) => m['type'] === 'result') as { is_error: boolean; error?: { code: string } };
     expect(result).toMatchObject({ is_error: true, error: { code: 'aborted' } });
   });
+
+  it("accepts the command line Qwen Code's SDK spawns (compat.md section 5) and speaks the same protocol", async () => {
+    const sb = makeSandbox('serve');
+    const script = writeScript(sb, [{ text: 'hello from mend' }]);
+    const id = '0b9f3c2e-1111-4a2b-9c3d-123456789abc';
+    const qwenArgs = ['--input-format', 'stream-json', '--output-format', 'stream-json', '--channel=SDK', '--model', 'scripted', '--approval-mode', 'default', '--include-partial-messages', '--session-id', id];
+    const r = await mend(sb, [...qwenArgs, '--scripted-responses', script, '--debug'], {
+      input: `${control('r1', { subtype: 'initialize' })}\n${userLine('hi')}\n`,
+    });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toContain('ignoring --channel=SDK');
+    const lines = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines[0]).toMatchObject({ type: 'system', subtype: 'init', session_id: id });
+    expect(lines.find((m) => m['type'] === 'control_response')).toMatchObject({ response: { subtype: 'success', request_id: 'r1' } });
+    expect(lines.some((m) => m['type'] === 'stream_event')).toBe(true);
+    expect(lines.at(-1)).toMatchObject({ type: 'result', subtype: 'success', result: 'hello from mend' });
+  });
 });
