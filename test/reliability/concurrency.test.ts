@@ -3,9 +3,10 @@
  * session, forks and read-only runs alongside, and the takeover of a lock whose owner
  * was killed with SIGKILL.
  */
-import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  cleanupSandboxes,
   finished,
   logPathOf,
   makeSandbox,
@@ -20,17 +21,9 @@ import {
 } from '../support/cli.js';
 import { logLines } from '../support/reliability.js';
 
-
-const sandboxes: Sandbox[] = [];
-/** A sandbox removed after the file's tests (a failing test's sandbox goes too; rerun with a breakpoint to keep it). */
-function sandbox(label: string): Sandbox {
-  const sb = makeSandbox(label);
-  sandboxes.push(sb);
-  return sb;
-}
-afterAll(() => {
-  for (const sb of sandboxes) rmSync(sb.root, { recursive: true, force: true });
-});
+// makeSandbox registers every sandbox; cleanupSandboxes removes them after the file's tests.
+const sandbox = makeSandbox;
+afterAll(cleanupSandboxes);
 
 const WRITERS = 50;
 const FORKS = 3;

@@ -4,15 +4,16 @@
  * output and file, and what happens to a huge model response.
  */
 import { capTextParts, MAX_TEXT_PART_BYTES } from '../../src/engine/record-caps.js';
-import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSession } from '../../src/session/session-loader.js';
-import { buildSessionRecoveryPlan } from '../../src/recovery/build-plan.js';
+import { buildPlanForSession } from '../../src/recovery/build-plan.js';
 import { validateProviderHistory } from '../../src/recovery/validate-history.js';
 import {
   BIN,
+  cleanupSandboxes,
   baseEnv,
   logPathOf,
   makeSandbox,
@@ -27,17 +28,9 @@ import {
 } from '../support/cli.js';
 import { filesContaining, logLines, modeOf, modesUnder, octal, startEchoServer, type EchoServer } from '../support/reliability.js';
 
-
-const sandboxes: Sandbox[] = [];
-/** A sandbox removed after the file's tests (a failing test's sandbox goes too; rerun with a breakpoint to keep it). */
-function sandbox(label: string): Sandbox {
-  const sb = makeSandbox(label);
-  sandboxes.push(sb);
-  return sb;
-}
-afterAll(() => {
-  for (const sb of sandboxes) rmSync(sb.root, { recursive: true, force: true });
-});
+// makeSandbox registers every sandbox; cleanupSandboxes removes them after the file's tests.
+const sandbox = makeSandbox;
+afterAll(cleanupSandboxes);
 
 const SESSION = '0b5c7a9e-1d2f-4e3a-8b6c-5d4e3f2a1b0c';
 
@@ -246,12 +239,7 @@ describe('single huge records', () => {
     expect(r.stdout).not.toContain('-THE-END');
 
     const loaded = await loadSession(log);
-    const plan = buildSessionRecoveryPlan({
-      sessionId: id,
-      conversation: loaded.conversation,
-      historyGaps: loaded.historyGaps,
-      diagnostics: loaded.diagnostics,
-    });
+    const plan = buildPlanForSession(loaded);
     expect(plan.kind).toBe('clean');
     expect(validateProviderHistory(plan.apiHistory)).toEqual({ ok: true });
     expect(plan.apiHistory.at(-1)!.parts[0]!.text).toBe(capTextParts([{ text }])[0]!.text);
