@@ -1,33 +1,12 @@
 /**
- * Every error mend raises on purpose carries a stable code. Callers switch on the
- * code, never on the message. The exit code table lives in src/cli/exit-codes.ts.
+ * Every error mend raises on purpose carries a stable code from the one union
+ * (src/stream/error-codes.ts). Callers switch on the code, never on the message.
+ * The exit code table lives in src/cli/exit-codes.ts.
  */
-export const ErrorCodes = [
-  // usage
-  'usage',
-  'invalid_resume_target',
-  // sessions
-  'session_not_found',
-  'session_exists',
-  'session_locked',
-  'no_session_to_continue',
-  'session_read_failed',
-  'session_write_failed',
-  'stale_plan',
-  'continuation_refused',
-  'degraded_history',
-  // providers and tools
-  'provider_config_missing',
-  'provider_error',
-  'script_exhausted',
-  'invalid_history',
-  'tool_error',
-  'aborted',
-  'max_turns',
-  'internal',
-] as const;
+import { WIRE_ERROR_CODES, type WireErrorCode } from './stream/error-codes.js';
 
-export type ErrorCode = (typeof ErrorCodes)[number];
+export const ErrorCodes = WIRE_ERROR_CODES;
+export type ErrorCode = WireErrorCode;
 
 export class MendError extends Error {
   readonly code: ErrorCode;
@@ -43,4 +22,13 @@ export class MendError extends Error {
 
 export function isMendError(value: unknown, code?: ErrorCode): value is MendError {
   return value instanceof MendError && (code === undefined || value.code === code);
+}
+
+/** The stable code of anything thrown: a MendError's own, else `internal`. */
+export function errorCodeOf(error: unknown): ErrorCode {
+  return isMendError(error) ? error.code : 'internal';
+}
+
+export function errorMessageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

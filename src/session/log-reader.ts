@@ -296,3 +296,20 @@ function toReadError(path: string, error: unknown): MendError {
     { cause: error },
   );
 }
+
+/**
+ * The same validation, fragment merging and diagnostics for records that a store
+ * keeps one per row, exactly as written (a database cannot tear a line, so there
+ * is no torn tail). `position` is the row's sequence number.
+ */
+export async function readRecordLines(rows: AsyncIterable<{ position: number; text: string }> | Iterable<{ position: number; text: string }>): Promise<ReadResult> {
+  const acc = new LogAccumulator();
+  let bytes = 0;
+  let lines = 0;
+  for await (const { position, text } of rows) {
+    bytes += Buffer.byteLength(text) + 1;
+    lines++;
+    if (!isBlank(text) && !acc.addLine(text, position)) acc.diagnostics.push({ code: 'malformed_line', line: position });
+  }
+  return { records: acc.records, diagnostics: acc.diagnostics, sessionId: acc.sessionId, bytes, endsWithNewline: lines > 0, lines };
+}

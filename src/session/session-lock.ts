@@ -30,6 +30,10 @@ export interface LockOwner {
   pid: number;
   /** From processStartTime(pid); null where it cannot be read. */
   startTime: string | null;
+  /** Host name of the owner, reported as the session's activeWriter (optional in older locks). */
+  host?: string;
+  /** ISO time the lock was taken (optional in older locks). */
+  since?: string;
 }
 
 export interface AcquireOptions extends LockOwner {
@@ -92,7 +96,7 @@ function isProcessAlive(pid: number): boolean {
   }
 }
 
-type Verdict = { kind: 'stale'; ident: FileIdent } | { kind: 'held'; pid: number | null; why: string } | { kind: 'gone' };
+type Verdict = { kind: 'stale'; ident: FileIdent } | { kind: 'held'; pid: number | null; owner?: LockOwner; why: string } | { kind: 'gone' };
 
 /**
  * Which lock file this is. Inode numbers are reused at once after an unlink, so
@@ -138,10 +142,15 @@ function parseOwner(text: string): LockOwner | null {
   try {
     const value = JSON.parse(text) as unknown;
     if (typeof value !== 'object' || value === null) return null;
-    const { pid, startTime } = value as Record<string, unknown>;
+    const { pid, startTime, host, since } = value as Record<string, unknown>;
     if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0) return null;
     if (startTime !== null && startTime !== undefined && typeof startTime !== 'string') return null;
-    return { pid, startTime: startTime ?? null };
+    return {
+      pid,
+      startTime: startTime ?? null,
+      ...(typeof host === 'string' ? { host } : {}),
+      ...(typeof since === 'string' ? { since } : {}),
+    };
   } catch {
     return null;
   }
@@ -163,7 +172,7 @@ function inspect(lockPath: string, now: number, unreadableStaleMs: number): Verd
   if (!isProcessAlive(owner.pid)) return { kind: 'stale', ident };
   const current = processStartTime(owner.pid);
   if (owner.startTime !== null && current !== null && owner.startTime !== current) return { kind: 'stale', ident };
-  return { kind: 'held', pid: owner.pid, why: 'its owner is alive' };
+  return { kind: 'held', pid: owner.pid, owner, why: 'its owner is alive' };
 }
 
 /** Unlinks the lock only if the path still names the very file that was judged (or created) before. */
@@ -188,7 +197,12 @@ function tryCreate(lockPath: string, owner: LockOwner): FileIdent | null {
   let ident: FileIdent | null = null;
   try {
     fs.fchmodSync(fd, 0o600);
-    const text = JSON.stringify({ pid: owner.pid, startTime: owner.startTime });
+    const text = JSON.stringify({
+      pid: owner.pid,
+      startTime: owner.startTime,
+      ...(owner.host !== undefined ? { host: owner.host } : {}),
+      ...(owner.since !== undefined ? { since: owner.since } : {}),
+    });
     fs.writeSync(fd, text);
     const st = fs.fstatSync(fd, { bigint: true });
     ident = { dev: st.dev, ino: st.ino, mtimeNs: st.mtimeNs, text };
@@ -207,7 +221,12 @@ export function acquireSessionLock(logPath: string, options: AcquireOptions): Se
   const now = options.now ?? Date.now;
   const unreadableStaleMs = options.unreadableStaleMs ?? 2000;
   const maxAttempts = options.maxAttempts ?? 5;
-  const owner: LockOwner = { pid: options.pid, startTime: options.startTime };
+  const owner: LockOwner = {
+    pid: options.pid,
+    startTime: options.startTime,
+    ...(options.host !== undefined ? { host: options.host } : {}),
+    ...(options.since !== undefined ? { since: options.since } : {}),
+  };
   try {
     ensurePrivateParentDir(lockPath);
   } catch (error) {
@@ -223,7 +242,12 @@ export function acquireSessionLock(logPath: string, options: AcquireOptions): Se
         verdict.pid === null
           ? `Session log ${logPath} is locked (${verdict.why}). Lock file: ${lockPath}`
           : `Session log ${logPath} is in use by another mend process (pid ${verdict.pid}). Lock file: ${lockPath}`;
-      throw new MendError('session_locked', message, { pid: verdict.pid, lockPath });
+      throw new MendError('session_locked', message, {
+        pid: verdict.pid,
+        lockPath,
+        ...(verdict.owner?.host !== undefined ? { host: verdict.owner.host } : {}),
+        ...(verdict.owner?.since !== undefined ? { since: verdict.owner.since } : {}),
+      });
     }
     if (verdict.kind === 'stale') removeIfSame(lockPath, verdict.ident);
   }
@@ -254,4 +278,13 @@ function lockFailed(lockPath: string, error: unknown): MendError {
     { path: lockPath, errno },
     { cause: error },
   );
+}
+
+/**
+ * The live owner of a session's lock, or null when nobody holds it (no lock, or
+ * a stale one). Reads only: a stale lock is left for the next writer to take over.
+ */
+export function lockHolder(logPath: string, now: number = Date.now()): LockOwner | null {
+  const verdict = inspect(lockPathFor(logPath), now, 2000);
+  return verdict.kind === 'held' && verdict.owner ? verdict.owner : null;
 }

@@ -1,0 +1,62 @@
+/**
+ * The JSONL store's writer lease: the session's lock file plus an append-only
+ * writer, opened on the first append so a failed run on a new session leaves no
+ * log behind. Durable appends are fsynced before append returns.
+ */
+import { existsSync, statSync, unlinkSync } from 'node:fs';
+import type { ActiveWriter } from '../../session/active-writer.js';
+import { SessionWriter, type WriteFaultHook } from '../../session/log-writer.js';
+import type { ChatRecord } from '../../session/records.js';
+import type { SessionLock } from '../../session/session-lock.js';
+import type { AppendOptions, SessionRef, WriterLease } from '../session-store.js';
+
+export class JsonlLease implements WriterLease {
+  private writer: SessionWriter | null = null;
+  private released = false;
+
+  constructor(
+    readonly ref: SessionRef,
+    readonly holder: ActiveWriter,
+    private readonly lock: SessionLock,
+    private readonly faultHook: WriteFaultHook | undefined,
+  ) {}
+
+  private get path(): string {
+    return this.ref.location;
+  }
+
+  async append(record: ChatRecord, options: AppendOptions): Promise<void> {
+    if (this.released) throw new Error(`internal: append to ${this.path} after its lease was released`);
+    const creating = this.writer === null && !existsSync(this.path);
+    this.writer ??= SessionWriter.open(this.path, { create: creating, ...(this.faultHook ? { faultHook: this.faultHook } : {}) });
+    try {
+      this.writer.append(record, { durable: options.durable });
+    } catch (error) {
+      // A new session whose very first write failed (disk full) must not leave an empty
+      // log behind: the same --session-id could never be used again.
+      if (creating) this.discardEmptyLog();
+      throw error;
+    }
+  }
+
+  private discardEmptyLog(): void {
+    this.writer?.close();
+    this.writer = null;
+    try {
+      if (statSync(this.path).size === 0) unlinkSync(this.path);
+    } catch {
+      // Nothing to discard.
+    }
+  }
+
+  async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    try {
+      this.writer?.close();
+    } finally {
+      this.writer = null;
+      this.lock.release();
+    }
+  }
+}

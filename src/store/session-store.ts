@@ -1,0 +1,85 @@
+/**
+ * The storage seam. The runtime and every front end see a SessionStore and
+ * SessionRefs, never a path: JSONL files are the embedded default, PostgreSQL a
+ * shared store behind the same interface (and the same contract suite).
+ *
+ * Reading has two paths from the start: `read` streams every full record in
+ * write order (what a model request or a replay needs), `readIndex` yields only
+ * what the plan rules need, record by record. Diagnostics are store-neutral: a
+ * store that cannot tear a line reports no torn tail and no malformed lines.
+ */
+import type { ActiveWriter } from '../session/active-writer.js';
+import type { ReadResult } from '../session/log-reader.js';
+import type { RecordIndex } from '../session/record-index.js';
+import type { ChatRecord } from '../session/records.js';
+
+export type StoreKind = 'jsonl' | 'postgres';
+
+/** A session in a store. `location` is for messages only (a file path, or a database and id). */
+export interface SessionRef {
+  readonly store: StoreKind;
+  readonly sessionId: string;
+  /** The project root the session belongs to (where it was opened from). */
+  readonly projectRoot: string;
+  readonly location: string;
+}
+
+/** Who is taking a writer lease: reported to others as the session's activeWriter. */
+export interface WriterIdentity {
+  host: string;
+  pid: number;
+}
+
+export interface AppendOptions {
+  /** Committed (fsync / synchronous commit) before append resolves: a record a crash must not lose. */
+  durable: boolean;
+}
+
+/** The single writer of one session. Appends are chained by the caller; the lease only stores them. */
+export interface WriterLease {
+  readonly ref: SessionRef;
+  readonly holder: ActiveWriter;
+  append(record: ChatRecord, options: AppendOptions): Promise<void>;
+  /** Idempotent. Nothing may be appended after it. */
+  release(): Promise<void>;
+}
+
+export interface SessionListing {
+  ref: SessionRef;
+  /** First and last record timestamps, when known. */
+  started: string | null;
+  lastUpdate: string | null;
+  records: number;
+  firstPrompt: string | null;
+  /** Present when the session could not be read; the other fields are then best effort. */
+  error?: { code: string; message: string };
+}
+
+export interface ProjectScope {
+  /** Real path of the project root. */
+  projectRoot: string;
+  /** Base for relative paths in a --resume argument. */
+  cwd: string;
+}
+
+export interface SessionStore {
+  readonly kind: StoreKind;
+  /** The ref of a session that does not exist yet; nothing is written until the first append. */
+  newSession(scope: ProjectScope, sessionId: string): Promise<SessionRef>;
+  /** A --resume argument (a session id, or for file stores a path) to a ref; malformed ones are refused before any I/O. */
+  resolve(scope: ProjectScope, target: string): Promise<SessionRef>;
+  /** The session of this project written most recently, or null. */
+  latest(scope: ProjectScope): Promise<SessionRef | null>;
+  list(scope: ProjectScope): Promise<SessionListing[]>;
+  exists(ref: SessionRef): Promise<boolean>;
+  /** Every record in write order, validated and fragment-merged, with store-neutral diagnostics. Never writes. */
+  read(ref: SessionRef): Promise<ReadResult>;
+  /** The index pass: per record only what the plan rules need. Never writes. */
+  readIndex(ref: SessionRef): Promise<RecordIndex>;
+  /** The live holder of the writer lease, or null. Never writes. */
+  activeWriter(ref: SessionRef): Promise<ActiveWriter | null>;
+  /** Takes the single-writer lease; a live holder is refused with session_locked naming it. */
+  acquire(ref: SessionRef, who: WriterIdentity): Promise<WriterLease>;
+  /** Releases what the store holds (connections); leases must be released first. */
+  close(): Promise<void>;
+}
