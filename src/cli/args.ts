@@ -4,37 +4,18 @@
  */
 import yargs from 'yargs';
 import { MendError } from '../errors.js';
-import { exitCodeTableText } from './exit-codes.js';
+import type { StdioRunOptions } from '../frontends/shared/run-options.js';
+import { APPROVAL_MODES, type ApprovalMode } from '../stream/approval-modes.js';
+import { exitCodeTableText } from '../stream/exit-codes.js';
 
-export type OutputFormat = 'text' | 'json' | 'stream-json';
-export type ApprovalMode = 'default' | 'auto-edit' | 'yolo' | 'plan';
+export type { OutputFormat } from '../frontends/shared/run-options.js';
+export type { ApprovalMode };
 
-export interface RunOptions {
-  prompt: string | undefined;
-  /** `-p -`: read the prompt from stdin. */
-  promptFromStdin: boolean;
-  continue: boolean;
-  resume: string | undefined;
-  sessionId: string | undefined;
-  forkSession: boolean;
-  outputFormat: OutputFormat;
-  inputFormat: 'text' | 'stream-json';
-  includePartialMessages: boolean;
-  continueInterrupted: boolean;
-  planId: string | undefined;
-  autoContinue: boolean;
-  acceptDegraded: boolean;
-  approvalMode: ApprovalMode;
-  allowedTools: string[];
-  maxTurns: number;
-  model: string | undefined;
+/** The stdio front ends' options plus what only the composition root uses (provider choice). */
+export interface RunOptions extends StdioRunOptions {
   provider: 'openai' | 'scripted' | undefined;
   baseUrl: string | undefined;
   scriptedResponses: string | undefined;
-  debug: boolean;
-  /** Flags accepted for compatibility with Qwen Code's SDK that mean nothing here. */
-  ignoredFlags: string[];
-  permissionTimeoutMs: number;
 }
 
 export type ParsedCommand =
@@ -77,7 +58,7 @@ function build(argv: string[]) {
     .option('plan-id', { type: 'string', describe: 'refuse to continue unless the current plan has this id' })
     .option('auto-continue', { type: 'boolean', default: false, describe: 'continue when the plan allows it without confirmation' })
     .option('accept-degraded', { type: 'boolean', default: false, describe: 'allow a new prompt on a degraded history' })
-    .option('approval-mode', { choices: ['default', 'auto-edit', 'yolo', 'plan'] as const, default: 'default' as const })
+    .option('approval-mode', { choices: APPROVAL_MODES, default: 'default' as const })
     .option('allowed-tools', { type: 'string', array: true, describe: 'tool names allowed without approval (a,b,c)' })
     .option('max-turns', { type: 'number', default: 50 })
     .option('model', { type: 'string' })

@@ -1,16 +1,24 @@
 /**
  * The composition root: the only place that reads argv and the environment and
- * installs signal handlers. Returns the exit code; bin/mend.js sets it.
+ * installs signal handlers. It builds the one host environment (store, runtime
+ * dependencies, stdio) and hands it to the front end the command line asks for.
+ * Returns the exit code; bin/mend.js sets it.
  */
 import { randomUUID } from 'node:crypto';
 import { realpathSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
-import { isMendError } from '../errors.js';
-import { parseArgs, type OutputFormat } from './args.js';
-import { ExitCode, exitCodeFor } from './exit-codes.js';
-import { MEND_VERSION } from './version.js';
+import { errorCodeOf, errorMessageOf } from '../errors.js';
+import type { HostEnv } from '../runtime/host-env.js';
+import type { RuntimeDeps } from '../runtime/session-runtime.js';
+import { TOOL_NAMES } from '../runtime/tool-port.js';
+import { JsonlSessionStore } from '../store/jsonl/jsonl-store.js';
+import type { SessionStore } from '../store/session-store.js';
+import { ExitCode, exitCodeFor } from '../stream/exit-codes.js';
+import { parseArgs, type OutputFormat, type RunOptions } from './args.js';
 import { faultHookFromEnv } from './fault-hook.js';
+import { configuredModel, lazyProvider, type ProviderEnv } from './provider-factory.js';
+import { MEND_VERSION } from './version.js';
 
 export interface MainIo {
   stdin: NodeJS.ReadStream | (NodeJS.ReadableStream & { isTTY?: boolean });
@@ -59,13 +67,57 @@ function reportEarlyError(io: MainIo, argv: string[], code: string, message: str
   return exitCodeFor(code);
 }
 
+function providerEnv(env: NodeJS.ProcessEnv): ProviderEnv {
+  return {
+    OPENAI_API_KEY: env['OPENAI_API_KEY'],
+    OPENAI_BASE_URL: env['OPENAI_BASE_URL'],
+    OPENAI_MODEL: env['OPENAI_MODEL'],
+    MEND_OPENAI_MAX_RETRIES: env['MEND_OPENAI_MAX_RETRIES'],
+  };
+}
+
+function projectRootOf(cwd: string): string {
+  try {
+    return realpathSync(cwd);
+  } catch {
+    // A cwd that vanished still names the project it was.
+    return cwd;
+  }
+}
+
+export interface Composition {
+  store: SessionStore;
+  runtime: RuntimeDeps;
+}
+
+/** Everything a runtime needs, from the process's environment and the parsed options. */
+export function compose(io: MainIo, options: Pick<RunOptions, 'provider' | 'scriptedResponses' | 'baseUrl'>, signal?: AbortSignal): Composition {
+  const home = io.env['MEND_HOME'] || join(homedir(), '.mend');
+  const faultHook = faultHookFromEnv(io.env['MEND_FAULT'], (msg) => io.stderr.write(`mend[fault]: ${msg}\n`));
+  const now = () => new Date().toISOString();
+  const store = new JsonlSessionStore({ home, faultHook, now });
+  const env = providerEnv(io.env);
+  const runtime: RuntimeDeps = {
+    store,
+    scope: { projectRoot: projectRootOf(io.cwd), cwd: io.cwd },
+    identity: { host: hostname(), pid: io.pid },
+    cwd: io.cwd,
+    version: MEND_VERSION,
+    newId: randomUUID,
+    now,
+    clock: () => performance.now(),
+    provider: (model) => lazyProvider({ ...options, model }, env),
+    ...(signal ? { signal } : {}),
+  };
+  return { store, runtime };
+}
+
 export async function main(argv: string[], io: MainIo = defaultIo()): Promise<number> {
   let parsed;
   try {
     parsed = await parseArgs(argv);
   } catch (error) {
-    const code = isMendError(error) ? error.code : 'usage';
-    return reportEarlyError(io, argv, code, error instanceof Error ? error.message : String(error));
+    return reportEarlyError(io, argv, errorCodeOf(error), errorMessageOf(error));
   }
 
   if (parsed.command === 'help') {
@@ -77,49 +129,40 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
     return ExitCode.success;
   }
 
-  const home = io.env['MEND_HOME'] || join(homedir(), '.mend');
-  let projectRoot = io.cwd;
-  try {
-    projectRoot = realpathSync(io.cwd);
-  } catch {
-    // A cwd that vanished still names the project it was.
-  }
-  const session = {
-    home,
-    projectRoot,
-    cwd: io.cwd,
-    pid: io.pid,
-    version: MEND_VERSION,
-    newId: randomUUID,
-    now: () => new Date().toISOString(),
-    faultHook: faultHookFromEnv(io.env['MEND_FAULT'], (msg) => io.stderr.write(`mend[fault]: ${msg}\n`)),
-  };
-
-  if (parsed.command === 'plan') {
-    const { planCommand } = await import('./plan-command.js');
-    return planCommand(parsed, { session, stdout: io.stdout, stderr: io.stderr });
-  }
-  if (parsed.command === 'sessions-list') {
+  if (parsed.command === 'plan' || parsed.command === 'sessions-list') {
+    const { runtime } = compose(io, { provider: undefined, scriptedResponses: undefined, baseUrl: undefined });
+    const commandIo = { runtime, stdout: io.stdout, stderr: io.stderr };
+    if (parsed.command === 'plan') {
+      const { planCommand } = await import('./plan-command.js');
+      return planCommand(parsed, commandIo);
+    }
     const { sessionsListCommand } = await import('./sessions-command.js');
-    return sessionsListCommand(parsed, { session, stdout: io.stdout, stderr: io.stderr });
+    return sessionsListCommand(parsed, commandIo);
   }
 
+  const options = parsed.options;
   const controller = new AbortController();
   const onSigint = () => controller.abort('sigint');
   const onSigterm = () => controller.abort('sigterm');
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
   try {
-    const { runCommand } = await import('./run-command.js');
-    return await runCommand(parsed.options, {
-      stdin: io.stdin as never,
-      stdout: io.stdout as never,
-      stderr: io.stderr as never,
-      env: io.env,
-      session,
+    const { runtime } = compose(io, options, controller.signal);
+    const host: HostEnv = {
+      stdin: io.stdin as HostEnv['stdin'],
+      stdout: io.stdout as HostEnv['stdout'],
+      stderr: io.stderr as HostEnv['stderr'],
       signal: controller.signal,
-      clock: () => performance.now(),
-    });
+      runtime,
+      modelName: (model) => configuredModel({ ...options, model }, providerEnv(io.env)),
+      toolNames: TOOL_NAMES,
+    };
+    if (options.inputFormat === 'stream-json') {
+      const { runStreamJson } = await import('../frontends/stream-json/stream-json-server.js');
+      return await runStreamJson(options, host);
+    }
+    const { runHeadless } = await import('../frontends/headless/run-headless.js');
+    return await runHeadless(options, host);
   } finally {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);

@@ -1,26 +1,29 @@
 /**
  * `mend plan <session-id-or-path> [--json] [--full]`: prints the recovery plan.
- * Takes no lock and never writes. Exit 0 whatever the kind.
+ * Opens the session read-only through the runtime: no lease, never writes. Exit
+ * 0 whatever the kind.
  */
-import { existsSync } from 'node:fs';
-import { basename } from 'node:path';
-import { isMendError, MendError } from '../errors.js';
-import { toRecoverySummary } from '../engine/recovery-summary.js';
-import { resolveResumeTarget } from '../session/session-paths.js';
-import { exitCodeFor, ExitCode } from './exit-codes.js';
-import { loadAndPlan, type SessionEnv } from './open-session.js';
+import { errorCodeOf, errorMessageOf } from '../errors.js';
+import { SessionRuntime, type RuntimeDeps } from '../runtime/session-runtime.js';
+import { ExitCode, exitCodeFor } from '../stream/exit-codes.js';
+import { toRecoverySummary } from '../stream/map/recovery-summary.js';
 
-export interface PlanIo {
-  session: SessionEnv;
+export interface CommandIo {
+  runtime: RuntimeDeps;
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
 }
 
-export async function planCommand(args: { target: string; json: boolean; full: boolean }, io: PlanIo): Promise<number> {
+export async function planCommand(args: { target: string; json: boolean; full: boolean }, io: CommandIo): Promise<number> {
   try {
-    const path = resolveResumeTarget(args.target, { home: io.session.home, projectRoot: io.session.projectRoot, cwd: io.session.cwd });
-    if (!existsSync(path)) throw new MendError('session_not_found', `session not found: ${path}`, { path });
-    const { loaded, plan } = await loadAndPlan(path, basename(path).replace(/\.jsonl$/, ''), false);
+    const runtime = await SessionRuntime.open(io.runtime, {
+      target: { type: 'resume', target: args.target },
+      access: 'inspect',
+      settings: { model: undefined, approvalMode: 'default', allowedTools: [], maxTurns: 1, allowAutoContinue: false, acceptDegraded: false },
+    });
+    const plan = runtime.recoveryPlan!;
+    const loaded = runtime.loadedSession!;
+    const path = runtime.ref.location;
     const summary = toRecoverySummary(plan, loaded.conversation);
     if (args.json) {
       const out: Record<string, unknown> = {
@@ -67,8 +70,8 @@ export async function planCommand(args: { target: string; json: boolean; full: b
     io.stdout.write(`${lines.join('\n')}\n`);
     return ExitCode.success;
   } catch (error) {
-    const code = isMendError(error) ? error.code : 'internal';
-    const message = error instanceof Error ? error.message : String(error);
+    const code = errorCodeOf(error);
+    const message = errorMessageOf(error);
     if (args.json) io.stdout.write(`${JSON.stringify({ error: { code, message } })}\n`);
     io.stderr.write(`mend: error [${code}]: ${message}\n`);
     return exitCodeFor(code);

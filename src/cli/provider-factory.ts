@@ -15,18 +15,20 @@ export interface ProviderEnv {
   MEND_OPENAI_MAX_RETRIES?: string | undefined;
 }
 
-export function providerName(options: RunOptions): 'openai' | 'scripted' {
+export type ProviderOptions = Pick<RunOptions, 'provider' | 'scriptedResponses' | 'model' | 'baseUrl'>;
+
+export function providerName(options: ProviderOptions): 'openai' | 'scripted' {
   return options.provider ?? (options.scriptedResponses !== undefined ? 'scripted' : 'openai');
 }
 
 /** The model name shown in `init` before any provider is built. */
-export function configuredModel(options: RunOptions, env: ProviderEnv): string | null {
+export function configuredModel(options: ProviderOptions, env: ProviderEnv): string | null {
   if (providerName(options) === 'scripted') return 'scripted';
   return options.model ?? env.OPENAI_MODEL ?? null;
 }
 
 /** Builds once; a failed build is retried on the next call (the settings may have changed). */
-export function lazyProvider(options: RunOptions, env: ProviderEnv): () => Promise<ModelProvider> {
+export function lazyProvider(options: ProviderOptions, env: ProviderEnv): () => Promise<ModelProvider> {
   let provider: Promise<ModelProvider> | undefined;
   return () => {
     provider ??= build(options, env).catch((error: unknown) => {
@@ -37,7 +39,7 @@ export function lazyProvider(options: RunOptions, env: ProviderEnv): () => Promi
   };
 }
 
-async function build(options: RunOptions, env: ProviderEnv): Promise<ModelProvider> {
+async function build(options: ProviderOptions, env: ProviderEnv): Promise<ModelProvider> {
   if (providerName(options) === 'scripted') {
     if (options.scriptedResponses === undefined) {
       throw new MendError('provider_config_missing', '--provider scripted needs --scripted-responses FILE');

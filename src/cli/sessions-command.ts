@@ -1,15 +1,11 @@
 /**
  * `mend sessions list [--json]`: the sessions of this project, newest first, with
- * the recovery kind each would resume as. Read-only; takes no lock.
+ * the recovery kind each would resume as. Read-only: no lease, no writes.
  */
-import { basename } from 'node:path';
-import { isMendError } from '../errors.js';
-import { readSessionLog } from '../session/log-reader.js';
-import { buildConversation } from '../session/conversation-loader.js';
-import { buildPlanForSession } from '../recovery/build-plan.js';
-import { listSessions, projectDir } from '../session/session-paths.js';
-import { ExitCode, exitCodeFor } from './exit-codes.js';
-import type { PlanIo } from './plan-command.js';
+import { MendError, errorCodeOf, errorMessageOf, type ErrorCode } from '../errors.js';
+import { loadAndPlan, type RuntimeDeps } from '../runtime/session-runtime.js';
+import { ExitCode, exitCodeFor } from '../stream/exit-codes.js';
+import type { CommandIo } from './plan-command.js';
 
 export interface SessionListing {
   id: string;
@@ -22,32 +18,28 @@ export interface SessionListing {
   planId: string;
 }
 
-export async function listProjectSessions(home: string, projectRoot: string): Promise<SessionListing[]> {
+export async function listProjectSessions(deps: RuntimeDeps): Promise<SessionListing[]> {
   const rows: SessionListing[] = [];
-  for (const path of await listSessions(projectDir(home, projectRoot))) {
-    const read = await readSessionLog(path);
-    const loaded = buildConversation(read, { fallbackSessionId: basename(path, '.jsonl') });
-    const id = loaded.conversation.sessionId;
-    const plan = buildPlanForSession(loaded);
-    const firstUser = read.records.find((r) => r.record.type === 'user');
-    const firstText = firstUser?.record.type === 'user' ? firstUser.record.message.parts.find((p) => typeof p.text === 'string')?.text : undefined;
+  for (const entry of await deps.store.list(deps.scope)) {
+    if (entry.error) throw new MendError(entry.error.code as ErrorCode, entry.error.message);
+    const { loaded, plan } = await loadAndPlan(deps.store, entry.ref, false, null);
     rows.push({
-      id,
-      path,
-      started: read.records[0]?.record.timestamp ?? null,
-      lastUpdate: read.records.at(-1)?.record.timestamp ?? null,
+      id: loaded.conversation.sessionId,
+      path: entry.ref.location,
+      started: entry.started,
+      lastUpdate: entry.lastUpdate,
       records: loaded.conversation.totalRecords,
-      firstPrompt: firstText === undefined ? null : firstText.slice(0, 200),
+      firstPrompt: entry.firstPrompt,
       kind: plan.kind,
       planId: plan.planId,
     });
   }
-  return rows.sort((a, b) => (b.lastUpdate ?? '').localeCompare(a.lastUpdate ?? ''));
+  return rows;
 }
 
-export async function sessionsListCommand(args: { json: boolean }, io: PlanIo): Promise<number> {
+export async function sessionsListCommand(args: { json: boolean }, io: CommandIo): Promise<number> {
   try {
-    const rows = await listProjectSessions(io.session.home, io.session.projectRoot);
+    const rows = await listProjectSessions(io.runtime);
     if (args.json) {
       io.stdout.write(`${JSON.stringify(rows)}\n`);
     } else if (rows.length === 0) {
@@ -60,8 +52,8 @@ export async function sessionsListCommand(args: { json: boolean }, io: PlanIo): 
     }
     return ExitCode.success;
   } catch (error) {
-    const code = isMendError(error) ? error.code : 'internal';
-    io.stderr.write(`mend: error [${code}]: ${error instanceof Error ? error.message : String(error)}\n`);
+    const code = errorCodeOf(error);
+    io.stderr.write(`mend: error [${code}]: ${errorMessageOf(error)}\n`);
     return exitCodeFor(code);
   }
 }

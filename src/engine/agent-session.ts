@@ -10,12 +10,10 @@
 import type { SessionRecoveryPlan } from '../recovery/plan-types.js';
 import { toRecoveryDebugPayload } from '../recovery/debug-payload.js';
 import { validateProviderHistory } from '../recovery/validate-history.js';
-import { MendError, isMendError } from '../errors.js';
-import { ResponseAccumulator, type ModelProvider, type ToolDeclaration } from '../providers/provider.js';
+import { MendError, errorCodeOf, errorMessageOf, isMendError } from '../errors.js';
+import { ResponseAccumulator, type ModelProvider, type ProviderEvent, type ToolDeclaration } from '../providers/provider.js';
 import type { ChatRecord, Content, Part, TurnAbortReason } from '../session/records.js';
-import type { OutputMessage } from '../stream/messages.js';
-import { assistantMessage, toolResultMessage, type ResultFields } from './message-builder.js';
-import { PartialEventMapper } from './partial-events.js';
+import type { EngineEvent, PermissionDenial, ToolCallInfo, ToolCallStatus, TurnOutcome } from './engine-events.js';
 import { capTextParts } from './record-caps.js';
 import type { RecordBuilder } from './record-builder.js';
 
@@ -23,11 +21,7 @@ export interface RecordSink {
   append(record: ChatRecord, opts: { durable: boolean }): Promise<void>;
 }
 
-export interface ToolCall {
-  id: string;
-  name: string;
-  args: Record<string, unknown>;
-}
+export type ToolCall = ToolCallInfo;
 
 export interface ToolRunOutcome {
   output: string;
@@ -52,7 +46,7 @@ export interface AgentSessionDeps {
   provider: () => Promise<ModelProvider>;
   tools: ToolPort;
   approve: ApprovalGate;
-  emit: (message: OutputMessage) => void;
+  emit: (event: EngineEvent) => void;
   newId: () => string;
   now: () => string;
   /** Milliseconds clock for durations. */
@@ -62,10 +56,9 @@ export interface AgentSessionDeps {
 export interface TurnOptions {
   signal: AbortSignal;
   maxTurns: number;
-  includePartialMessages: boolean;
 }
 
-export type TurnResult = ResultFields & { aborted?: TurnAbortReason };
+type Finish = (fields: Pick<TurnOutcome, 'status'> & Partial<TurnOutcome>) => TurnOutcome;
 
 function abortReason(signal: AbortSignal): TurnAbortReason {
   const r: unknown = signal.reason;
@@ -99,51 +92,54 @@ export class AgentSession {
     const { builder } = this.deps;
     await this.write(builder.recovery(toRecoveryDebugPayload(plan, this.deps.now())), true);
     const synthetic = new Set(plan.continuation?.syntheticCallIds ?? []);
+    const written: { uuids: string[]; parts: Part[] } = { uuids: [], parts: [] };
     for (const part of plan.continuation?.parts ?? []) {
       const response = part.functionResponse;
       if (!response || !synthetic.has(response.id ?? '')) continue;
-      await this.write(builder.toolResult({ ...part, functionResponse: response }, 'error', { synthetic: { planId: plan.planId } }), true);
+      const record = builder.toolResult({ ...part, functionResponse: response }, 'error', { synthetic: { planId: plan.planId } });
+      await this.write(record, true);
+      written.uuids.push(record.uuid);
+      written.parts.push(part);
     }
+    if (written.parts.length > 0) this.deps.emit({ type: 'recovery_results', planId: plan.planId, ...written });
     this.history = structuredClone(plan.apiHistory);
   }
 
-  async runContinuation(plan: SessionRecoveryPlan, opts: TurnOptions): Promise<TurnResult> {
+  async runContinuation(plan: SessionRecoveryPlan, opts: TurnOptions): Promise<TurnOutcome> {
     await this.recordRecoveryStart(plan);
     return this.loop(opts);
   }
 
-  async runPrompt(prompt: Part[], opts: TurnOptions): Promise<TurnResult> {
+  async runPrompt(prompt: Part[], opts: TurnOptions): Promise<TurnOutcome> {
     await this.deps.provider();
     const parts = capTextParts(prompt);
-    await this.write(this.deps.builder.user(parts), true);
+    const record = this.deps.builder.user(parts);
+    await this.write(record, true);
+    this.deps.emit({ type: 'user_prompt', uuid: record.uuid, parts });
     this.history.push({ role: 'user', parts });
     return this.loop(opts);
   }
 
-  private async loop(opts: TurnOptions): Promise<TurnResult> {
+  private async loop(opts: TurnOptions): Promise<TurnOutcome> {
     const started = this.deps.clock();
     let apiMs = 0;
     let numTurns = 0;
     let lastText = '';
-    const usage = { input_tokens: 0, output_tokens: 0 };
-    const permissionDenials: Array<{ tool_name: string; tool_use_id: string; tool_input: Record<string, unknown> }> = [];
-    const finish = (fields: Partial<TurnResult> & Pick<TurnResult, 'subtype' | 'is_error'>): TurnResult => ({
-      duration_ms: Math.round(this.deps.clock() - started),
-      duration_api_ms: Math.round(apiMs),
-      num_turns: numTurns,
+    const usage = { inputTokens: 0, outputTokens: 0 };
+    const permissionDenials: PermissionDenial[] = [];
+    const finish: Finish = (fields) => ({
+      durationMs: Math.round(this.deps.clock() - started),
+      apiDurationMs: Math.round(apiMs),
+      numTurns,
       usage,
-      permission_denials: permissionDenials,
+      permissionDenials,
       ...fields,
     });
 
     try {
       for (;;) {
         if (numTurns >= opts.maxTurns) {
-          return finish({
-            subtype: 'error_max_turns',
-            is_error: true,
-            error: { code: 'max_turns', message: `stopped after ${opts.maxTurns} model turns (--max-turns)` },
-          });
+          return finish({ status: 'max_turns', error: { code: 'max_turns', message: `stopped after ${opts.maxTurns} model turns (--max-turns)` } });
         }
         numTurns += 1;
         const check = validateProviderHistory(this.history);
@@ -152,17 +148,17 @@ export class AgentSession {
         const provider = await this.deps.provider();
         const messageId = `msg_${this.deps.newId()}`;
         const acc = new ResponseAccumulator();
-        const mapper = new PartialEventMapper(messageId, provider.model);
         const apiStart = this.deps.clock();
         let streamError: unknown;
+        let started = false;
         try {
           for await (const event of provider.stream({ history: this.history, tools: this.deps.tools.declarations(), signal: opts.signal })) {
             acc.push(event);
-            if (opts.includePartialMessages) {
-              for (const e of mapper.map(event)) {
-                this.deps.emit({ type: 'stream_event', uuid: this.deps.newId(), session_id: this.deps.sessionId, parent_tool_use_id: null, event: e as { type: string } });
-              }
+            if (!started) {
+              started = true;
+              this.deps.emit({ type: 'message_start', messageId, model: provider.model });
             }
+            this.deps.emit(streamEvent(messageId, event));
             if (opts.signal.aborted) break;
           }
         } catch (error) {
@@ -172,8 +168,8 @@ export class AgentSession {
 
         const collected = acc.result();
         const response = { ...collected, parts: capTextParts(collected.parts) };
-        usage.input_tokens += response.usage.inputTokens;
-        usage.output_tokens += response.usage.outputTokens;
+        usage.inputTokens += response.usage.inputTokens;
+        usage.outputTokens += response.usage.outputTokens;
 
         if (opts.signal.aborted) {
           // Keep the partial text the user saw; calls from a cut-off response are not recorded
@@ -195,20 +191,18 @@ export class AgentSession {
           await this.write(record, calls.length > 0);
           this.history.push({ role: 'model', parts: response.parts });
         }
-        this.deps.emit(
-          assistantMessage({
-            uuid: record.uuid,
-            sessionId: this.deps.sessionId,
-            messageId,
-            model: provider.model,
-            parts: response.parts,
-            stopReason: calls.length > 0 ? 'tool_use' : response.stopReason,
-            usage: response.usage,
-          }),
-        );
+        this.deps.emit({
+          type: 'assistant_message',
+          uuid: record.uuid,
+          messageId,
+          model: provider.model,
+          parts: response.parts,
+          stopReason: calls.length > 0 ? 'tool_use' : response.stopReason,
+          usage: response.usage,
+        });
         const text = response.parts.filter((p) => typeof p.text === 'string' && !p.thought).map((p) => p.text).join('');
         if (text) lastText = text;
-        if (calls.length === 0) return finish({ subtype: 'success', is_error: false, result: lastText });
+        if (calls.length === 0) return finish({ status: 'success', text: lastText });
 
         const results: Part[] = [];
         for (const [i, fc] of calls.entries()) {
@@ -216,16 +210,17 @@ export class AgentSession {
           if (opts.signal.aborted) {
             // Known outcome: these never ran. Record that instead of leaving them dangling.
             for (const rest of calls.slice(i)) {
-              results.push(await this.recordResult({ id: rest.id ?? '', name: rest.name, args: rest.args ?? {} }, NOT_STARTED_MESSAGE, true, 'cancelled'));
+              results.push(await this.recordResult({ id: rest.id ?? '', name: rest.name, args: rest.args ?? {} }, NOT_STARTED_MESSAGE, true, 'cancelled', undefined, 'not_started'));
             }
             break;
           }
           const decision = await this.deps.approve(call, opts.signal);
           if (!decision.allow) {
-            permissionDenials.push({ tool_name: call.name, tool_use_id: call.id, tool_input: call.args });
-            results.push(await this.recordResult(call, decision.message, true, 'error'));
+            permissionDenials.push({ toolName: call.name, toolUseId: call.id, toolInput: call.args });
+            results.push(await this.recordResult(call, decision.message, true, 'error', undefined, 'denied'));
             continue;
           }
+          this.deps.emit({ type: 'tool_call_started', call });
           const outcome = await this.deps.tools.run({ ...call, args: decision.args ?? call.args }, opts.signal);
           if (opts.signal.aborted) {
             results.push(await this.recordResult(call, `${ABORTED_TOOL_MESSAGE}\n${outcome.output}`.trim(), true, 'cancelled'));
@@ -239,9 +234,7 @@ export class AgentSession {
     } catch (error) {
       if (opts.signal.aborted) return await this.aborted(opts.signal, finish);
       if (isMendError(error) && error.code === 'session_write_failed') throw error;
-      const code = isMendError(error) ? error.code : 'internal';
-      const message = error instanceof Error ? error.message : String(error);
-      return finish({ subtype: 'error_during_execution', is_error: true, error: { code, message } });
+      return finish({ status: 'error', error: { code: errorCodeOf(error), message: errorMessageOf(error) } });
     }
   }
 
@@ -251,6 +244,7 @@ export class AgentSession {
     isError: boolean,
     status: 'success' | 'error' | 'cancelled',
     display?: string,
+    outcome: ToolCallStatus = status,
   ): Promise<Part> {
     const part: Part & { functionResponse: NonNullable<Part['functionResponse']> } = {
       functionResponse: { id: call.id, name: call.name, response: isError ? { error: output } : { output } },
@@ -258,16 +252,37 @@ export class AgentSession {
     const record = this.deps.builder.toolResult(part, status, display !== undefined ? { display } : {});
     // Durable before the next model request.
     await this.write(record, true);
-    this.deps.emit(toolResultMessage(record.uuid, this.deps.sessionId, [part]));
+    this.deps.emit({
+      type: 'tool_call_finished',
+      uuid: record.uuid,
+      call,
+      status: outcome,
+      isError,
+      output,
+      ...(display !== undefined ? { display } : {}),
+      result: part,
+    });
     return part;
   }
 
-  private async aborted(signal: AbortSignal, finish: (f: Partial<TurnResult> & Pick<TurnResult, 'subtype' | 'is_error'>) => TurnResult): Promise<TurnResult> {
+  private async aborted(signal: AbortSignal, finish: Finish): Promise<TurnOutcome> {
     const reason = abortReason(signal);
     await this.write(this.deps.builder.turnAborted(reason), true);
-    return {
-      ...finish({ subtype: 'error_during_execution', is_error: true, error: { code: 'aborted', message: `turn aborted (${reason})` } }),
-      aborted: reason,
-    };
+    return finish({ status: 'aborted', abortReason: reason, error: { code: 'aborted', message: `turn aborted (${reason})` } });
+  }
+}
+
+function streamEvent(messageId: string, event: ProviderEvent): EngineEvent {
+  switch (event.type) {
+    case 'text_delta':
+      return { type: 'text_delta', messageId, text: event.text };
+    case 'thought_delta':
+      return { type: 'thought_delta', messageId, text: event.text };
+    case 'tool_call_start':
+      return { type: 'tool_input_start', messageId, index: event.index, callId: event.id, name: event.name };
+    case 'tool_call_delta':
+      return { type: 'tool_input_delta', messageId, index: event.index, delta: event.argsDelta };
+    case 'finish':
+      return { type: 'message_end', messageId, stopReason: event.stopReason, usage: event.usage };
   }
 }

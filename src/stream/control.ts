@@ -5,6 +5,8 @@
  * outbound lines with the same ones.
  */
 import { z } from 'zod';
+import { ApprovalModeSchema } from './approval-modes.js';
+import { REFUSAL_CODES } from './error-codes.js';
 import { ContentBlockSchema, RecoverySummarySchema } from './messages.js';
 
 // ---- host -> CLI -----------------------------------------------------------------------
@@ -24,7 +26,7 @@ export const InitializeRequestSchema = z.looseObject({ subtype: z.literal('initi
 export const InterruptRequestSchema = z.looseObject({ subtype: z.literal('interrupt') });
 export const SetPermissionModeRequestSchema = z.looseObject({
   subtype: z.literal('set_permission_mode'),
-  mode: z.enum(['default', 'auto-edit', 'yolo', 'plan']),
+  mode: ApprovalModeSchema,
 });
 export const SetModelRequestSchema = z.looseObject({ subtype: z.literal('set_model'), model: z.string().min(1) });
 export const ContinueLastTurnRequestSchema = z.looseObject({
@@ -42,7 +44,9 @@ export const HostControlRequestSchema = z.discriminatedUnion('subtype', [
   GetRecoveryPlanRequestSchema,
 ]);
 export type HostControlRequest = z.infer<typeof HostControlRequestSchema>;
-export const HOST_CONTROL_SUBTYPES = ['initialize', 'interrupt', 'set_permission_mode', 'set_model', 'continue_last_turn', 'get_recovery_plan'] as const;
+/** The subtypes a host may send, derived from the schema so the list cannot drift from it. */
+export const HOST_CONTROL_SUBTYPES = HostControlRequestSchema.options.map((o) => o.shape.subtype.value);
+export type HostControlSubtype = HostControlRequest['subtype'];
 
 /** The envelope only; the `request` is parsed separately so an unknown subtype can still be answered by id. */
 export const ControlRequestEnvelopeSchema = z.looseObject({
@@ -104,6 +108,8 @@ export const ContinueLastTurnAnswerSchema = z.looseObject({
   interruption: z.enum(['none', 'interrupted_prompt', 'interrupted_turn']),
   plan_id: z.string(),
   kind: z.enum(['clean', 'interrupted_prompt', 'interrupted_turn', 'degraded_history']),
+  /** Refusals: a stable code from the one refusal union, and the human text. */
+  code: z.enum(REFUSAL_CODES).optional(),
   reason: z.string().optional(),
 });
 export type ContinueLastTurnAnswer = z.infer<typeof ContinueLastTurnAnswerSchema>;

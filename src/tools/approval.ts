@@ -2,13 +2,13 @@
  * Whether a tool call may run without asking, following Qwen Code's approval modes.
  * Pure: the engine decides what 'ask' means (the headless CLI treats it as a refusal).
  */
-import { z } from 'zod';
+import type { ApprovalMode } from '../stream/approval-modes.js';
 import type { Tool } from './tool.js';
 
-export const ApprovalModeSchema = z.enum(['default', 'auto-edit', 'yolo', 'plan']);
-export type ApprovalMode = z.infer<typeof ApprovalModeSchema>;
+export { ApprovalModeSchema, type ApprovalMode } from '../stream/approval-modes.js';
 
-export type ApprovalDecision = 'allow' | 'ask' | 'deny';
+/** What the mode says about one call; the engine's ApprovalDecision is what finally happens. */
+export type ApprovalVerdict = 'allow' | 'ask' | 'deny';
 
 /**
  * - read tools never change state and always run;
@@ -22,7 +22,7 @@ export function decideApproval(
   tool: Pick<Tool, 'name' | 'kind'>,
   mode: ApprovalMode,
   allowedTools: readonly string[] = [],
-): ApprovalDecision {
+): ApprovalVerdict {
   if (tool.kind === 'read') return 'allow';
   if (mode === 'plan') return 'deny';
   if (mode === 'yolo') return 'allow';

@@ -7,7 +7,7 @@
 import { copyFileSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ResultMessageSchema } from '../../src/stream/messages.js';
+import { ResultMessageSchema, type SystemInitMessage, type SystemRecoveryMessage } from '../../src/stream/messages.js';
 import { CORPUS_DIR } from '../support/corpus.js';
 import {
   cleanupSandboxes,
@@ -282,10 +282,19 @@ describe.concurrent('sessions, stdin and output formats', { timeout: 60_000 }, (
     const sourceBytes = readFileSync(source);
     const original = transcript((await mend(sb, ['--resume', id, '-o', 'stream-json'])).stdout).recovery!;
 
-    const r = await mend(sb, ['--resume', id, '--fork-session', '-o', 'stream-json']);
+    // Inspecting with --fork-session writes nothing: a fork is made only for a run that writes.
+    const inspected = await mend(sb, ['--resume', id, '--fork-session', '-o', 'stream-json']);
+    expect(inspected.exitCode).toBe(0);
+    expect(transcript(inspected.stdout).init.session_id).toBe(id);
+    expect(sessionFiles(sb)).toHaveLength(1);
+
+    // A host session (stream-json input) writes, so it works in a fork; no input, so nothing but the fork is written.
+    const r = await mend(sb, ['--resume', id, '--fork-session', '--input-format', 'stream-json', '-o', 'stream-json'], { input: '' });
     expect(r.exitCode).toBe(0);
-    const t = transcript(r.stdout);
-    const forked = t.recovery!;
+    const lines = parseStreamJson(r.stdout);
+    expect(lines.map((m) => `${m.type}:${'subtype' in m ? m.subtype : ''}`)).toEqual(['system:init', 'system:recovery']);
+    const t = { init: lines[0] as SystemInitMessage, recovery: lines[1] as SystemRecoveryMessage };
+    const forked = t.recovery;
     expect(t.init.session_id).not.toBe(id);
     expect(forked.session_id).toBe(t.init.session_id);
     expect(forked.plan_id).not.toBe(original.plan_id);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { decideApproval, type ApprovalDecision, type ApprovalMode } from '../../src/tools/approval.js';
+import { decideApproval, type ApprovalVerdict, type ApprovalMode } from '../../src/tools/approval.js';
 import { createToolRegistry } from '../../src/tools/registry.js';
 import { defineTool, type ToolKind } from '../../src/tools/tool.js';
 import { context } from './helpers.js';
@@ -51,14 +51,14 @@ describe('defineTool', () => {
 
 describe('decideApproval', () => {
   const kinds: ToolKind[] = ['read', 'edit', 'execute'];
-  const table: Record<ApprovalMode, Record<ToolKind, ApprovalDecision>> = {
+  const table: Record<ApprovalMode, Record<ToolKind, ApprovalVerdict>> = {
     default: { read: 'allow', edit: 'ask', execute: 'ask' },
     'auto-edit': { read: 'allow', edit: 'allow', execute: 'ask' },
     yolo: { read: 'allow', edit: 'allow', execute: 'allow' },
     plan: { read: 'allow', edit: 'deny', execute: 'deny' },
   };
   // With the tool named in allowedTools: allowed everywhere except plan, which stays read-only.
-  const allowedTable: Record<ApprovalMode, Record<ToolKind, ApprovalDecision>> = {
+  const allowedTable: Record<ApprovalMode, Record<ToolKind, ApprovalVerdict>> = {
     default: { read: 'allow', edit: 'allow', execute: 'allow' },
     'auto-edit': { read: 'allow', edit: 'allow', execute: 'allow' },
     yolo: { read: 'allow', edit: 'allow', execute: 'allow' },

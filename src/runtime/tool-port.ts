@@ -1,13 +1,18 @@
 /**
- * Connects the engine to the built-in tools and to an approval policy. The
- * headless CLI has nobody to ask, so 'ask' is a refusal; with stream-json input
- * and an `initialize`d host, 'ask' becomes a `can_use_tool` request.
+ * Connects the engine to the built-in tools and to an approval policy. Without
+ * a host to ask (the headless CLI) 'ask' is a refusal; a front end that can ask
+ * (a stream-json host after `initialize`, an editor, a person) supplies AskHost.
  */
 import type { ApprovalDecision, ApprovalGate, ToolPort } from '../engine/agent-session.js';
 import { decideApproval } from '../tools/approval.js';
 import { createToolRegistry } from '../tools/registry.js';
 import { DEFAULT_OUTPUT_CAP } from '../tools/tool.js';
-import type { RunOptions } from './args.js';
+import type { ApprovalMode } from '../stream/approval-modes.js';
+
+export interface ApprovalSettings {
+  approvalMode: ApprovalMode;
+  allowedTools: string[];
+}
 
 const registry = createToolRegistry();
 export const TOOL_NAMES: readonly string[] = registry.names();
@@ -27,7 +32,7 @@ export function createToolPort(cwd: string, outputCap = DEFAULT_OUTPUT_CAP): Too
 export type AskHost = (call: { id: string; name: string; args: Record<string, unknown> }, signal: AbortSignal) => Promise<ApprovalDecision>;
 
 export function approvalGate(
-  options: Pick<RunOptions, 'approvalMode' | 'allowedTools'>,
+  options: ApprovalSettings,
   askHost?: () => AskHost | undefined,
 ): ApprovalGate {
   return async (call, signal) => {
@@ -50,6 +55,6 @@ export function approvalGate(
   };
 }
 
-export function headlessApproval(options: Pick<RunOptions, 'approvalMode' | 'allowedTools'>): ApprovalGate {
+export function headlessApproval(options: ApprovalSettings): ApprovalGate {
   return approvalGate(options);
 }

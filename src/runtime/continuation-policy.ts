@@ -1,31 +1,49 @@
 /**
- * What a run does about the recovery plan, decided before the recovery line is
- * printed so the line can say it (`action`). Pure.
+ * The one continuation policy: what a front end may do about a session's
+ * recovery plan (continue, auto-continue, a prompt on a degraded history),
+ * decided the same way for the headless CLI, the control protocol, ACP, the
+ * daemon and the terminal UI. Pure: the plan and the runtime's state are inputs.
  */
 import type { SessionRecoveryPlan } from '../recovery/plan-types.js';
-import type { RecoveryAction } from '../stream/messages.js';
+import type { RefusalCode } from '../stream/error-codes.js';
 
 export type RunIntent =
   | { type: 'inspect' }
   | { type: 'continue'; planId?: string | undefined }
   | { type: 'auto_continue'; planId?: string | undefined }
   | { type: 'prompt'; acceptDegraded: boolean }
-  /** stream-json input: the host decides later. */
+  /** A host drives the session (stream-json input, ACP, daemon, TUI): it decides later. */
   | { type: 'serve' };
+
+export interface RuntimeState {
+  /** A turn is running or queued. */
+  busy: boolean;
+}
 
 export type Decision =
   | { action: 'continue'; execute: 'continuation' | 'prompt' }
   | { action: 'none'; execute: 'prompt' | 'nothing'; message?: string }
   | { action: 'awaiting_confirmation'; execute: 'nothing' | 'serve'; message: string }
-  | { action: 'refused'; execute: 'nothing'; code: 'stale_plan' | 'continuation_refused' | 'degraded_history'; reason: string }
+  | { action: 'refused'; execute: 'nothing'; code: RefusalCode; message: string }
   | { action: 'none'; execute: 'serve' };
 
 const CONFIRM_HINT = 'run again with --continue-interrupted to continue';
 
-export function decideRecoveryAction(plan: SessionRecoveryPlan | null, intent: RunIntent): Decision {
+export const REFUSAL_MESSAGES = {
+  degradedPrompt: 'the session history is degraded; pass --accept-degraded to run a prompt on the history after the damage',
+  degradedContinue: 'a degraded history is never continued; inspect it with `mend plan`, or fork it and send a new prompt with --accept-degraded',
+  clean: 'nothing to continue: the session is clean',
+  noRecords: 'nothing to continue: the session has no records',
+  busy: 'a turn is running; wait for its result',
+} as const;
+
+export function decideRecoveryAction(plan: SessionRecoveryPlan | null, intent: RunIntent, state: RuntimeState = { busy: false }): Decision {
   if (plan === null) {
     if (intent.type === 'prompt') return { action: 'none', execute: 'prompt' };
     if (intent.type === 'serve') return { action: 'none', execute: 'serve' };
+    if (intent.type === 'continue' || intent.type === 'auto_continue') {
+      return { action: 'refused', execute: 'nothing', code: 'nothing_to_continue', message: REFUSAL_MESSAGES.noRecords };
+    }
     return { action: 'none', execute: 'nothing' };
   }
 
@@ -42,34 +60,25 @@ export function decideRecoveryAction(plan: SessionRecoveryPlan | null, intent: R
 
     case 'prompt':
       if (plan.kind === 'degraded_history' && !intent.acceptDegraded) {
-        return {
-          action: 'refused',
-          execute: 'nothing',
-          code: 'degraded_history',
-          reason: 'the session history is degraded; pass --accept-degraded to run a prompt on the history after the damage',
-        };
+        return { action: 'refused', execute: 'nothing', code: 'degraded_history', message: REFUSAL_MESSAGES.degradedPrompt };
       }
       return plan.canContinue ? { action: 'continue', execute: 'prompt' } : { action: 'none', execute: 'prompt' };
 
     case 'continue':
     case 'auto_continue': {
+      if (state.busy) return { action: 'refused', execute: 'nothing', code: 'turn_running', message: REFUSAL_MESSAGES.busy };
       if (intent.planId !== undefined && intent.planId !== plan.planId) {
         return {
           action: 'refused',
           execute: 'nothing',
           code: 'stale_plan',
-          reason: `plan ${intent.planId} is stale: the current plan is ${plan.planId}`,
+          message: `plan ${intent.planId} is stale: the current plan is ${plan.planId}`,
         };
       }
       if (plan.kind === 'degraded_history') {
-        return {
-          action: 'refused',
-          execute: 'nothing',
-          code: 'continuation_refused',
-          reason: 'a degraded history is never continued; inspect it with `mend plan`, or fork it and send a new prompt with --accept-degraded',
-        };
+        return { action: 'refused', execute: 'nothing', code: 'continuation_refused', message: REFUSAL_MESSAGES.degradedContinue };
       }
-      if (!plan.canContinue) return { action: 'none', execute: 'nothing', message: 'nothing to continue: the session is clean' };
+      if (!plan.canContinue) return { action: 'refused', execute: 'nothing', code: 'nothing_to_continue', message: REFUSAL_MESSAGES.clean };
       if (intent.type === 'continue' || plan.canAutoContinue) return { action: 'continue', execute: 'continuation' };
       const why =
         plan.previousAttempts > 0

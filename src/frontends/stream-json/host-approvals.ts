@@ -4,9 +4,9 @@
  * timeout, end of stdin, or an abort of the turn. Anything but an explicit
  * allow is a refusal.
  */
-import type { ApprovalDecision } from '../engine/agent-session.js';
-import { PermissionResultSchema, type CliOutboundControl } from '../stream/control.js';
-import type { AskHost } from './tool-port.js';
+import type { ApprovalDecision } from '../../engine/agent-session.js';
+import { PermissionResultSchema, type CliOutboundControl } from '../../stream/control.js';
+import type { AskHost } from '../../runtime/tool-port.js';
 
 type Answer = { subtype?: string; response?: unknown; error?: string };
 

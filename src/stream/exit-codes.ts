@@ -1,7 +1,8 @@
 /**
- * The one table of exit codes. README and --help print it from here.
+ * The one table of exit codes. README and --help print it from here; the SDK reads
+ * it too (a child's exit code means the same thing everywhere).
  */
-import type { ErrorCode } from '../errors.js';
+import type { WireErrorCode as ErrorCode } from './error-codes.js';
 
 export const ExitCode = {
   success: 0,

@@ -1,0 +1,33 @@
+/**
+ * What the command line asks of a stdio front end (headless or stream-json).
+ * The CLI's parsed options satisfy it; front ends depend on this shape, not on
+ * src/cli.
+ */
+import type { ApprovalMode } from '../../stream/approval-modes.js';
+
+export type OutputFormat = 'text' | 'json' | 'stream-json';
+
+export interface StdioRunOptions {
+  prompt: string | undefined;
+  /** `-p -`: read the prompt from stdin. */
+  promptFromStdin: boolean;
+  continue: boolean;
+  resume: string | undefined;
+  sessionId: string | undefined;
+  forkSession: boolean;
+  outputFormat: OutputFormat;
+  inputFormat: 'text' | 'stream-json';
+  includePartialMessages: boolean;
+  continueInterrupted: boolean;
+  planId: string | undefined;
+  autoContinue: boolean;
+  acceptDegraded: boolean;
+  approvalMode: ApprovalMode;
+  allowedTools: string[];
+  maxTurns: number;
+  model: string | undefined;
+  debug: boolean;
+  /** Flags accepted for compatibility that mean nothing here (debug-noted). */
+  ignoredFlags: string[];
+  permissionTimeoutMs: number;
+}

@@ -1,0 +1,62 @@
+/**
+ * The lines every stdio run starts with: `init`, then on a resumed session the
+ * `recovery` line saying what the plan is and what this run does about it.
+ */
+import type { Decision } from '../../runtime/continuation-policy.js';
+import type { HostEnv } from '../../runtime/host-env.js';
+import type { SessionRuntime } from '../../runtime/session-runtime.js';
+import { toRecoverySummary } from '../../stream/map/recovery-summary.js';
+import type { SystemRecoveryMessage } from '../../stream/messages.js';
+import type { OutputSink } from './output-sink.js';
+
+export const CAPABILITIES = {
+  recovery: true,
+  continue_last_turn: true,
+  get_recovery_plan: true,
+  interrupt: true,
+  can_use_tool: true,
+} as const;
+
+export function printInit(out: OutputSink, runtime: SessionRuntime, host: HostEnv): void {
+  out.emit({
+    type: 'system',
+    subtype: 'init',
+    uuid: host.runtime.newId(),
+    session_id: runtime.sessionId,
+    cwd: host.runtime.cwd,
+    tools: [...host.toolNames],
+    model: host.modelName(runtime.settings.model),
+    permission_mode: runtime.settings.approvalMode,
+    mend_version: host.runtime.version,
+    resumed: runtime.resumed,
+    capabilities: { ...CAPABILITIES },
+  });
+}
+
+/** The recovery line of a resumed session (null for a new one). */
+export function recoveryLine(runtime: SessionRuntime, decision: Decision, newId: () => string): SystemRecoveryMessage | null {
+  const plan = runtime.recoveryPlan;
+  const loaded = runtime.loadedSession;
+  if (!plan || !loaded) return null;
+  const line: SystemRecoveryMessage = {
+    type: 'system',
+    subtype: 'recovery',
+    uuid: newId(),
+    session_id: runtime.sessionId,
+    ...toRecoverySummary(plan, loaded.conversation),
+    // "Nothing to continue" is not a refusal of anything this run was asked to do on the line.
+    action: decision.action === 'refused' && decision.code === 'nothing_to_continue' ? 'none' : decision.action,
+  };
+  if (decision.action === 'refused' && decision.code !== 'nothing_to_continue') line.reason = decision.message;
+  return line;
+}
+
+/** Prints `init` and the recovery line (with its notice in text mode). */
+export function printSessionStart(out: OutputSink, runtime: SessionRuntime, host: HostEnv, decision: Decision): void {
+  printInit(out, runtime, host);
+  const line = recoveryLine(runtime, decision, host.runtime.newId);
+  if (!line) return;
+  out.emit(line);
+  out.setRecovery(line);
+  if (line.visible_notice) out.notice(line.visible_notice);
+}

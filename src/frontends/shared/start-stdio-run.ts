@@ -1,0 +1,83 @@
+/**
+ * The start every stdio run shares (headless and stream-json input): what the
+ * command line asks for, the session opened through the runtime, and the first
+ * lines printed. A configuration error comes before anything touches storage.
+ */
+import type { Readable } from 'node:stream';
+import { MendError } from '../../errors.js';
+import type { Decision, RunIntent } from '../../runtime/continuation-policy.js';
+import type { HostEnv } from '../../runtime/host-env.js';
+import { SessionRuntime, type OpenRequest } from '../../runtime/session-runtime.js';
+import type { OutputSink } from './output-sink.js';
+import type { StdioRunOptions } from './run-options.js';
+import { printSessionStart } from './session-lines.js';
+
+async function readAll(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Stdin is the prompt only for `-p -`, or with no prompt, no session flag, no stream-json input and a non-TTY stdin. */
+export async function resolvePrompt(o: StdioRunOptions, stdin: Readable & { isTTY?: boolean }): Promise<string | undefined> {
+  if (o.prompt !== undefined) return o.prompt.trim() === '' ? undefined : o.prompt;
+  const implicit =
+    !o.promptFromStdin && !o.continue && o.resume === undefined && o.sessionId === undefined && o.inputFormat !== 'stream-json' && stdin.isTTY !== true;
+  if (!o.promptFromStdin && !implicit) return undefined;
+  const text = (await readAll(stdin)).replace(/\r?\n$/, '');
+  return text.trim() === '' ? undefined : text;
+}
+
+export function intentFor(o: StdioRunOptions, prompt: string | undefined): RunIntent {
+  const serving = o.inputFormat === 'stream-json';
+  if (o.continueInterrupted) return { type: 'continue', planId: o.planId };
+  if (prompt !== undefined) return { type: 'prompt', acceptDegraded: o.acceptDegraded };
+  if (o.autoContinue) return { type: 'auto_continue', planId: o.planId };
+  return serving ? { type: 'serve' } : { type: 'inspect' };
+}
+
+export function openRequestFor(o: StdioRunOptions, access: OpenRequest['access']): OpenRequest {
+  const resuming = o.continue || o.resume !== undefined;
+  return {
+    target: !resuming ? { type: 'new', sessionId: o.sessionId } : o.resume !== undefined ? { type: 'resume', target: o.resume } : { type: 'latest' },
+    fork: resuming && o.forkSession ? { sessionId: o.sessionId } : undefined,
+    access,
+    settings: {
+      model: o.model,
+      approvalMode: o.approvalMode,
+      allowedTools: o.allowedTools,
+      maxTurns: o.maxTurns,
+      allowAutoContinue: o.autoContinue,
+      acceptDegraded: o.acceptDegraded,
+    },
+  };
+}
+
+export interface StartedRun {
+  runtime: SessionRuntime;
+  intent: RunIntent;
+  decision: Decision;
+  prompt: string | undefined;
+}
+
+export async function startStdioRun(o: StdioRunOptions, host: HostEnv, out: OutputSink, onSessionId: (id: string) => void): Promise<StartedRun> {
+  for (const flag of o.ignoredFlags) out.debug(`ignoring ${flag}: it means nothing to mend`);
+  const prompt = await resolvePrompt(o, host.stdin);
+  const intent = intentFor(o, prompt);
+  if (intent.type === 'inspect' && !o.continue && o.resume === undefined) {
+    throw new MendError('usage', 'nothing to do: give a prompt with -p, pipe one on stdin, or resume a session');
+  }
+  // A prompt always needs the model: a configuration error must come before anything touches storage.
+  if (intent.type === 'prompt') await host.runtime.provider(o.model)();
+  const runtime = await SessionRuntime.open(host.runtime, openRequestFor(o, intent.type === 'inspect' ? 'inspect' : 'write'));
+  onSessionId(runtime.sessionId);
+  out.debug(`session ${runtime.sessionId} at ${runtime.ref.location} (${runtime.writable ? 'leased for writing' : 'read-only, no lease'})`);
+  const plan = runtime.recoveryPlan;
+  if (plan) {
+    out.debug(`plan ${plan.planId}: ${plan.kind}, cause ${plan.cause}, ${plan.repairs.length} repair(s)`);
+    for (const d of plan.diagnostics) out.debug(`diagnostic ${JSON.stringify(d)}`);
+  }
+  const decision = runtime.decide(intent);
+  printSessionStart(out, runtime, host, decision);
+  return { runtime, intent, decision, prompt };
+}

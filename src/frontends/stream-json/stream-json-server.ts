@@ -1,0 +1,241 @@
+/**
+ * `--input-format stream-json`: a thin adapter from the control protocol to the
+ * session runtime. After `init` (and `recovery` when resumed) it reads ndjson
+ * from stdin: control requests are answered at once, also while a turn runs;
+ * user messages queue in the runtime and run one turn at a time; every turn ends
+ * with exactly one `result`. A bad line is reported and reading goes on.
+ */
+import { MendError, errorCodeOf, errorMessageOf } from '../../errors.js';
+import type { HostEnv } from '../../runtime/host-env.js';
+import type { SessionRuntime } from '../../runtime/session-runtime.js';
+import type { Part } from '../../session/records.js';
+import {
+  ControlCancelRequestSchema,
+  ControlRequestEnvelopeSchema,
+  ControlResponseMessageSchema,
+  HOST_CONTROL_SUBTYPES,
+  HostControlRequestSchema,
+  InputUserMessageSchema,
+  type ContinueLastTurnAnswer,
+  type HostControlRequest,
+} from '../../stream/control.js';
+import type { WireErrorCode } from '../../stream/error-codes.js';
+import { ExitCode } from '../../stream/exit-codes.js';
+import { LineFramer, type FramedLine } from '../../stream/line-framer.js';
+import { toRecoverySummary } from '../../stream/map/recovery-summary.js';
+import { WireEventMapper, errorFields, outcomeFields, resultMessage } from '../../stream/map/wire-messages.js';
+import type { RecoverySummary } from '../../stream/messages.js';
+import { exitCodeForError } from '../shared/exit-status.js';
+import { createOutputSink, type OutputSink } from '../shared/output-sink.js';
+import type { StdioRunOptions } from '../shared/run-options.js';
+import { CAPABILITIES } from '../shared/session-lines.js';
+import { startStdioRun } from '../shared/start-stdio-run.js';
+import { HostApprovals } from './host-approvals.js';
+
+function userParts(content: string | ReadonlyArray<Record<string, unknown>>): Part[] {
+  if (typeof content === 'string') return [{ text: content }];
+  const parts: Part[] = [];
+  for (const block of content) {
+    if (block['type'] === 'text' && typeof block['text'] === 'string') parts.push({ text: block['text'] });
+  }
+  return parts;
+}
+
+export class StreamJsonServer {
+  private hostInitialized = false;
+  private readonly approvals: HostApprovals;
+  private readonly handlers = new Set<Promise<void>>();
+  private lastExit: number = ExitCode.success;
+
+  constructor(
+    private readonly options: StdioRunOptions,
+    private readonly host: HostEnv,
+    private readonly out: OutputSink,
+    private readonly runtime: SessionRuntime,
+  ) {
+    this.approvals = new HostApprovals((m) => out.emit(m), () => this.options.permissionTimeoutMs);
+    runtime.setApprovalHandler(() => (this.hostInitialized ? this.approvals.ask : undefined));
+    const mapper = new WireEventMapper(runtime.sessionId, host.runtime.newId, options.includePartialMessages);
+    runtime.subscribe((event) => {
+      for (const message of mapper.map(event)) out.emit(message);
+      if (event.type === 'turn_finished' || event.type === 'turn_failed' || event.type === 'turn_aborted') {
+        if (event.outcome.error?.code === 'session_write_failed') this.lastExit = ExitCode.storage;
+        out.result(resultMessage(runtime.sessionId, host.runtime.newId, outcomeFields(event.outcome)));
+      }
+    });
+  }
+
+  async serve(): Promise<number> {
+    const { stdin, signal } = this.host;
+    const framer = new LineFramer();
+    // A signal ends the session: stop waiting for input that may never come (the runtime stops the turn).
+    const onSignal = () => stdin.destroy();
+    signal.addEventListener('abort', onSignal, { once: true });
+    try {
+      for await (const chunk of stdin) {
+        for (const line of framer.push(chunk as Buffer)) this.handleLine(line);
+        if (signal.aborted) break;
+      }
+      for (const line of framer.end()) this.handleLine(line);
+    } catch (error) {
+      // Destroying stdin on a signal ends the read loop with an error; that is not worth a line.
+      if (!signal.aborted) this.systemError('stdin_error', `reading stdin failed: ${errorMessageOf(error)}`);
+    }
+    // End of input: nobody can answer a pending approval any more; finish what was asked, then stop.
+    this.approvals.close();
+    while (this.handlers.size > 0) await Promise.all(this.handlers);
+    await this.runtime.close();
+    signal.removeEventListener('abort', onSignal);
+    if (signal.aborted) return signal.reason === 'sigterm' ? ExitCode.sigterm : ExitCode.sigint;
+    return this.lastExit;
+  }
+
+  // ---- input ---------------------------------------------------------------------------
+
+  private handleLine(line: FramedLine): void {
+    if (!line.ok) return this.systemError(line.code, line.message, line.line);
+    const value = line.value;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      return this.systemError('invalid_message', `line ${line.line}: expected a JSON object`, line.line);
+    }
+    const type = (value as { type?: unknown }).type;
+    if (typeof type !== 'string') return this.systemError('missing_type', `line ${line.line}: message has no "type"`, line.line);
+
+    switch (type) {
+      case 'user': {
+        const parsed = InputUserMessageSchema.safeParse(value);
+        if (!parsed.success) return this.systemError('invalid_message', `line ${line.line}: invalid user message: ${parsed.error.issues[0]?.message ?? ''}`, line.line);
+        const parts = userParts(parsed.data.message.content as string | Array<Record<string, unknown>>);
+        if (parts.length === 0) return this.systemError('invalid_message', `line ${line.line}: user message has no text`, line.line);
+        void this.runtime.prompt(parts);
+        return;
+      }
+      case 'control_request': {
+        const envelope = ControlRequestEnvelopeSchema.safeParse(value);
+        if (!envelope.success) return this.systemError('invalid_control_request', `line ${line.line}: control_request needs request_id and request.subtype`, line.line);
+        const handler = this.handleControl(envelope.data.request_id, envelope.data.request).finally(() => this.handlers.delete(handler));
+        this.handlers.add(handler);
+        return;
+      }
+      case 'control_response': {
+        const parsed = ControlResponseMessageSchema.safeParse(value);
+        if (!parsed.success || !this.approvals.settle(parsed.data.response.request_id, parsed.data.response)) {
+          return this.systemError('unknown_request_id', `line ${line.line}: control_response for no pending request`, line.line);
+        }
+        return;
+      }
+      case 'control_cancel_request': {
+        const parsed = ControlCancelRequestSchema.safeParse(value);
+        // Requests from the host are answered at once, so only our own outgoing ones can be pending.
+        if (!parsed.success || !this.approvals.settle(parsed.data.request_id, { subtype: 'error', error: 'cancelled by the host' })) {
+          return this.systemError('unknown_request_id', `line ${line.line}: nothing pending to cancel`, line.line);
+        }
+        return;
+      }
+      default:
+        return this.systemError('unknown_type', `line ${line.line}: unknown message type ${JSON.stringify(type)}`, line.line);
+    }
+  }
+
+  private systemError(code: WireErrorCode, message: string, line?: number): void {
+    this.out.emit({
+      type: 'system',
+      subtype: 'error',
+      uuid: this.host.runtime.newId(),
+      session_id: this.runtime.sessionId,
+      error: line === undefined ? { code, message } : { code, message, line },
+    });
+  }
+
+  private respond(requestId: string, answer: { ok: true; response: Record<string, unknown> } | { ok: false; code: WireErrorCode; error: string }): void {
+    this.out.emit({
+      type: 'control_response',
+      response: answer.ok
+        ? { subtype: 'success', request_id: requestId, response: answer.response }
+        : { subtype: 'error', request_id: requestId, error: answer.error, code: answer.code },
+    });
+  }
+
+  private async handleControl(requestId: string, raw: { subtype: string }): Promise<void> {
+    const parsed = HostControlRequestSchema.safeParse(raw);
+    if (!parsed.success) {
+      const known = (HOST_CONTROL_SUBTYPES as readonly string[]).includes(raw.subtype);
+      return this.respond(requestId, {
+        ok: false,
+        code: known ? 'invalid_request' : 'unknown_subtype',
+        error: known ? `invalid ${raw.subtype} request: ${parsed.error.issues[0]?.message ?? ''}` : `unknown control subtype ${JSON.stringify(raw.subtype)}`,
+      });
+    }
+    try {
+      this.respond(requestId, { ok: true, response: await this.control(parsed.data) });
+    } catch (error) {
+      this.respond(requestId, { ok: false, code: errorCodeOf(error), error: errorMessageOf(error) });
+    }
+  }
+
+  private async control(request: HostControlRequest): Promise<Record<string, unknown>> {
+    switch (request.subtype) {
+      case 'initialize':
+        this.hostInitialized = true;
+        return { capabilities: { ...CAPABILITIES }, session_id: this.runtime.sessionId, recovery: this.runtime.resumed ? await this.currentSummary() : null };
+      case 'interrupt':
+        return { interrupted: this.runtime.interrupt() };
+      case 'set_permission_mode':
+        this.runtime.setApprovalMode(request.mode);
+        return { mode: request.mode };
+      case 'set_model':
+        this.runtime.setModel(request.model);
+        return { model: request.model };
+      case 'get_recovery_plan': {
+        const summary = await this.currentSummary();
+        if (!summary) throw new MendError('session_not_found', 'this session has no records yet');
+        return summary;
+      }
+      case 'continue_last_turn':
+        return this.continueLastTurn(request.plan_id);
+    }
+  }
+
+  private async currentSummary(): Promise<RecoverySummary | null> {
+    const current = await this.runtime.currentPlan();
+    return current ? toRecoverySummary(current.plan, current.loaded.conversation) : null;
+  }
+
+  private async continueLastTurn(planId: string | undefined): Promise<ContinueLastTurnAnswer> {
+    const answer = await this.runtime.continueLastTurn({ planId });
+    const plan = answer.plan;
+    const base = {
+      plan_id: plan?.planId ?? '',
+      kind: plan?.kind ?? ('clean' as const),
+      interruption: plan && (plan.kind === 'interrupted_prompt' || plan.kind === 'interrupted_turn') ? plan.kind : ('none' as const),
+    };
+    if (!answer.accepted) return { accepted: false, ...base, code: answer.code, reason: answer.message };
+    return { accepted: true, ...base };
+  }
+}
+
+/** Runs `--input-format stream-json`: the session start, then the control protocol until stdin ends. */
+export async function runStreamJson(o: StdioRunOptions, host: HostEnv): Promise<number> {
+  const out = createOutputSink(o.outputFormat, host.stdout, host.stderr, o.debug);
+  let sessionIdForErrors = o.sessionId ?? '';
+  let runtime: SessionRuntime | undefined;
+  try {
+    const run = await startStdioRun(o, host, out, (id) => (sessionIdForErrors = id));
+    runtime = run.runtime;
+    const server = new StreamJsonServer(o, host, out, runtime);
+    // --continue-interrupted / --auto-continue given on the command line.
+    const { decision } = run;
+    if (decision.action === 'refused' && decision.code !== 'nothing_to_continue') {
+      out.result(resultMessage(runtime.sessionId, host.runtime.newId, errorFields(decision.code, decision.message)));
+    } else if (decision.action === 'continue' && decision.execute === 'continuation') {
+      void runtime.continueLastTurn({ planId: o.planId, auto: run.intent.type === 'auto_continue' });
+    }
+    return await server.serve();
+  } catch (error) {
+    const code = errorCodeOf(error);
+    out.result(resultMessage(sessionIdForErrors, host.runtime.newId, errorFields(code, errorMessageOf(error))));
+    return exitCodeForError(code);
+  } finally {
+    await runtime?.close();
+  }
+}

@@ -1,0 +1,400 @@
+/**
+ * SessionRuntime: one open session, and the single way every front end drives
+ * mend. It opens (new, resume, fork or inspect), keeps the recovery plan, holds
+ * the writer lease, queues turns one at a time, executes continuations under the
+ * one policy (continuation-policy.ts) and tells subscribers what happens as
+ * domain events. Front ends map their protocol to these calls and the events
+ * back out; none of them sees a path, a lock or a wire format of another.
+ *
+ * A run that will write takes the lease BEFORE loading, so the plan it shows and
+ * executes is the one built under the lease. Inspecting takes no lease and
+ * writes nothing (with or without a fork: a fork is created only to write).
+ */
+import { MendError, errorCodeOf, errorMessageOf } from '../errors.js';
+import { AgentSession, type ApprovalGate, type ToolPort } from '../engine/agent-session.js';
+import type { EngineEvent, TurnOutcome } from '../engine/engine-events.js';
+import { RecordBuilder, type RecordContext } from '../engine/record-builder.js';
+import type { ModelProvider } from '../providers/provider.js';
+import { buildPlanForSession } from '../recovery/build-plan.js';
+import type { SessionRecoveryPlan } from '../recovery/plan-types.js';
+import type { ActiveWriter } from '../session/active-writer.js';
+import { buildConversation } from '../session/conversation-loader.js';
+import type { LoadedSession } from '../session/conversation.js';
+import type { Part } from '../session/records.js';
+import { isSessionId } from '../session/session-paths.js';
+import type { ApprovalMode } from '../stream/approval-modes.js';
+import type { RefusalCode } from '../stream/error-codes.js';
+import type { ProjectScope, SessionRef, SessionStore, WriterIdentity, WriterLease } from '../store/session-store.js';
+import { REFUSAL_MESSAGES, decideRecoveryAction, type Decision, type RunIntent } from './continuation-policy.js';
+import { forkInto } from './fork-session.js';
+import { approvalGate, createToolPort, type AskHost } from './tool-port.js';
+import { TurnQueue } from './turn-queue.js';
+
+export interface RuntimeSettings {
+  model: string | undefined;
+  approvalMode: ApprovalMode;
+  allowedTools: string[];
+  maxTurns: number;
+  allowAutoContinue: boolean;
+  acceptDegraded: boolean;
+}
+
+export interface RuntimeDeps {
+  store: SessionStore;
+  scope: ProjectScope;
+  identity: WriterIdentity;
+  cwd: string;
+  version: string;
+  newId: () => string;
+  now: () => string;
+  clock: () => number;
+  /** A lazy provider for a model name: settings are checked only when a model call is needed. */
+  provider: (model: string | undefined) => () => Promise<ModelProvider>;
+  tools?: ToolPort;
+  /** Process-wide stop (a signal): aborts the running turn with its reason and ends the queue. */
+  signal?: AbortSignal;
+}
+
+export type SessionTarget = { type: 'new'; sessionId?: string | undefined } | { type: 'resume'; target: string } | { type: 'latest' };
+
+export interface OpenRequest {
+  target: SessionTarget;
+  /** With resume/latest: work in a copy. Created only when the access is `write`. */
+  fork?: { sessionId?: string | undefined } | undefined;
+  access: 'inspect' | 'write';
+  settings: RuntimeSettings;
+}
+
+export type RuntimeEvent = EngineEvent | { type: 'recovery_plan'; plan: SessionRecoveryPlan };
+
+export type ContinueAnswer =
+  | { accepted: true; plan: SessionRecoveryPlan; outcome: Promise<TurnOutcome> }
+  | { accepted: false; code: RefusalCode; message: string; plan: SessionRecoveryPlan | null };
+
+export class SessionRuntime {
+  readonly settings: RuntimeSettings;
+  private readonly listeners = new Set<(event: RuntimeEvent) => void>();
+  private agent: AgentSession | null = null;
+  private modelChanged = false;
+  private askHost: () => AskHost | undefined = () => undefined;
+  /** Whether `plan` still describes the log (no turn has run since it was built). */
+  private planFresh = true;
+  /** The startup plan's pending continuation is consumed by the first prompt or continuation. */
+  private recoveryPending: boolean;
+  private readonly queue: TurnQueue;
+  private closed = false;
+
+  private constructor(
+    private readonly deps: RuntimeDeps,
+    readonly ref: SessionRef,
+    readonly sessionId: string,
+    readonly resumed: boolean,
+    private lease: WriterLease | null,
+    private loaded: LoadedSession | null,
+    private plan: SessionRecoveryPlan | null,
+    /** The live holder when inspecting a session another process writes. */
+    readonly activeWriter: ActiveWriter | null,
+    settings: RuntimeSettings,
+  ) {
+    this.settings = { ...settings, allowedTools: [...settings.allowedTools] };
+    this.recoveryPending = plan?.canContinue === true;
+    this.queue = new TurnQueue(deps.signal);
+  }
+
+  // ---- opening ------------------------------------------------------------------------------
+
+  static async open(deps: RuntimeDeps, request: OpenRequest): Promise<SessionRuntime> {
+    const { store, scope } = deps;
+    const write = request.access === 'write';
+    if (request.target.type === 'new') {
+      const sessionId = request.target.sessionId ?? deps.newId();
+      if (!isSessionId(sessionId)) throw new MendError('usage', `--session-id must be a UUID: ${sessionId}`);
+      const ref = await store.newSession(scope, sessionId);
+      const lease = write ? await store.acquire(ref, deps.identity) : null;
+      return new SessionRuntime(deps, ref, sessionId, false, lease, null, null, null, request.settings);
+    }
+
+    // Refused before touching storage when it is neither a session id nor a log path.
+    const source = request.target.type === 'resume' ? await store.resolve(scope, request.target.target) : await store.latest(scope);
+    if (source === null) throw new MendError('no_session_to_continue', `no session to continue for ${scope.projectRoot}`);
+    if (!(await store.exists(source))) throw new MendError('session_not_found', `session not found: ${source.location}`, { path: source.location });
+
+    if (request.fork && write) {
+      const sessionId = request.fork.sessionId ?? deps.newId();
+      const ref = await store.newSession(scope, sessionId);
+      const lease = await store.acquire(ref, deps.identity);
+      try {
+        await forkInto(store, source, lease, contextFor(sessionId, deps));
+        const { loaded, plan } = await loadAndPlan(store, ref, request.settings.allowAutoContinue, null);
+        return new SessionRuntime(deps, ref, sessionId, true, lease, loaded, plan, null, request.settings);
+      } catch (error) {
+        await lease.release();
+        throw error;
+      }
+    }
+
+    const lease = write ? await store.acquire(source, deps.identity) : null;
+    try {
+      const holder = lease ? null : await store.activeWriter(source);
+      const { loaded, plan } = await loadAndPlan(store, source, request.settings.allowAutoContinue, holder);
+      // New records need an id even in a log that names none (an empty file not named by a UUID).
+      const sessionId = loaded.conversation.sessionId || source.sessionId;
+      return new SessionRuntime(deps, { ...source, sessionId }, sessionId, true, lease, loaded, plan, holder, request.settings);
+    } catch (error) {
+      await lease?.release();
+      throw error;
+    }
+  }
+
+  // ---- state --------------------------------------------------------------------------------
+
+  get writable(): boolean {
+    return this.lease !== null;
+  }
+
+  /** The plan as last built (at open, or by the latest revalidation). */
+  get recoveryPlan(): SessionRecoveryPlan | null {
+    return this.plan;
+  }
+
+  get loadedSession(): LoadedSession | null {
+    return this.loaded;
+  }
+
+  /** A turn is running, queued, or a continuation is being decided. */
+  get busy(): boolean {
+    return this.queue.busy;
+  }
+
+  /** The policy's answer for an intent on the current plan. Pure; nothing runs. */
+  decide(intent: RunIntent): Decision {
+    return decideRecoveryAction(this.plan, intent, { busy: this.busy });
+  }
+
+  /** The current plan: rebuilt from storage under the lease when a turn has run since. */
+  async currentPlan(): Promise<{ plan: SessionRecoveryPlan; loaded: LoadedSession } | null> {
+    if (!this.planFresh && this.lease) {
+      if (!(await this.deps.store.exists(this.ref))) return null;
+      const { loaded, plan } = await loadAndPlan(this.deps.store, this.ref, this.settings.allowAutoContinue, null);
+      this.loaded = loaded;
+      this.plan = plan;
+      this.planFresh = true;
+    }
+    return this.plan && this.loaded ? { plan: this.plan, loaded: this.loaded } : null;
+  }
+
+  subscribe(listener: (event: RuntimeEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(event: RuntimeEvent): void {
+    for (const listener of [...this.listeners]) listener(event);
+  }
+
+  // ---- settings -----------------------------------------------------------------------------
+
+  setModel(model: string): void {
+    this.settings.model = model;
+    // The provider is built lazily from the settings; the next turn's agent picks the new model up.
+    this.modelChanged = true;
+  }
+
+  setApprovalMode(mode: ApprovalMode): void {
+    this.settings.approvalMode = mode;
+  }
+
+  /** How tools that need approval are asked about; undefined: nobody can be asked (a refusal). */
+  setApprovalHandler(ask: () => AskHost | undefined): void {
+    this.askHost = ask;
+  }
+
+  // ---- turns --------------------------------------------------------------------------------
+
+  /** Queues a prompt; resolves with its outcome (a refused one too: degraded history). */
+  prompt(parts: Part[]): Promise<TurnOutcome> {
+    return this.queue.add((stopped) => (stopped ? Promise.resolve(this.stoppedOutcome()) : this.runPrompt(parts)));
+  }
+
+  /** A queued prompt that never ran because mend is stopping: it still gets its outcome. */
+  private stoppedOutcome(): TurnOutcome {
+    const reason = this.deps.signal?.reason === 'sigterm' ? 'sigterm' : 'sigint';
+    const outcome: TurnOutcome = { ...refusedOutcome('aborted', `turn not started: mend is stopping (${reason})`), status: 'aborted', abortReason: reason };
+    this.emit({ type: 'turn_aborted', outcome });
+    return outcome;
+  }
+
+  /**
+   * Continues the interrupted turn. Decided and queued atomically: a continue while
+   * a turn runs or waits is refused (`turn_running`), so exactly one continuation of
+   * a tail can be accepted; the plan is rebuilt right before execution and the
+   * policy decides on that one.
+   */
+  continueLastTurn(request: { planId?: string | undefined; auto?: boolean } = {}): Promise<ContinueAnswer> {
+    if (this.closed || !this.lease) {
+      const holder = this.activeWriter;
+      return Promise.resolve({
+        accepted: false,
+        code: 'session_locked',
+        message: holder ? `the session is in use by ${holder.host} pid ${holder.pid}` : 'the session was opened read-only',
+        plan: this.plan,
+      });
+    }
+    if (this.busy) return Promise.resolve({ accepted: false, code: 'turn_running', message: REFUSAL_MESSAGES.busy, plan: this.plan });
+    return new Promise<ContinueAnswer>((answer) => {
+      void this.queue.add(async (stopped) => {
+        if (stopped) {
+          answer({ accepted: false, code: 'turn_running', message: 'mend is stopping', plan: this.plan });
+          return null;
+        }
+        const current = await this.currentPlan();
+        const intent: RunIntent = { type: request.auto ? 'auto_continue' : 'continue', planId: request.planId };
+        const decision = decideRecoveryAction(current?.plan ?? null, intent, { busy: false });
+        if (decision.action === 'refused') {
+          answer({ accepted: false, code: decision.code, message: decision.message, plan: current?.plan ?? null });
+          return null;
+        }
+        if (decision.execute !== 'continuation' || !current) {
+          answer({ accepted: false, code: 'nothing_to_continue', message: 'message' in decision && decision.message ? decision.message : 'nothing to continue', plan: current?.plan ?? null });
+          return null;
+        }
+        let settle!: (outcome: TurnOutcome) => void;
+        answer({ accepted: true, plan: current.plan, outcome: new Promise<TurnOutcome>((resolve) => (settle = resolve)) });
+        const outcome = await this.runContinuation(current.plan);
+        settle(outcome);
+        return outcome;
+      });
+    });
+  }
+
+  /** Stops the running turn (recorded as aborted); false when nothing runs. */
+  interrupt(): boolean {
+    return this.queue.interrupt('interrupt');
+  }
+
+  /** Waits for queued work, then releases the lease. Nothing is written after it. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.queue.drain();
+    await this.lease?.release();
+    this.lease = null;
+  }
+
+  private async runPrompt(parts: Part[]): Promise<TurnOutcome> {
+    const refusal = this.promptRefusal();
+    if (refusal) {
+      const outcome = refusedOutcome(refusal.code, refusal.message);
+      this.emit({ type: 'turn_failed', outcome });
+      return outcome;
+    }
+    return this.runTurn('prompt', async (agent, signal) => {
+      if (this.recoveryPending && this.plan) await agent.recordRecoveryStart(this.plan);
+      this.recoveryPending = false;
+      return agent.runPrompt(parts, { signal, maxTurns: this.settings.maxTurns });
+    });
+  }
+
+  private runContinuation(plan: SessionRecoveryPlan): Promise<TurnOutcome> {
+    this.emit({ type: 'recovery_plan', plan });
+    return this.runTurn('continuation', (agent, signal) => agent.runContinuation(plan, { signal, maxTurns: this.settings.maxTurns }));
+  }
+
+  private promptRefusal(): { code: RefusalCode; message: string } | undefined {
+    // Appending never mends a broken chain: the refusal holds for every prompt of this runtime.
+    if (this.plan?.kind === 'degraded_history' && !this.settings.acceptDegraded) {
+      const decision = decideRecoveryAction(this.plan, { type: 'prompt', acceptDegraded: false });
+      return decision.action === 'refused' ? { code: decision.code, message: decision.message } : undefined;
+    }
+    return undefined;
+  }
+
+  private async runTurn(trigger: 'prompt' | 'continuation', body: (agent: AgentSession, signal: AbortSignal) => Promise<TurnOutcome>): Promise<TurnOutcome> {
+    const started = this.deps.clock();
+    this.emit({ type: 'turn_started', trigger });
+    let outcome: TurnOutcome;
+    try {
+      const agent = this.agentForTurn();
+      outcome = await body(agent, this.queue.signal());
+    } catch (error) {
+      outcome = refusedOutcome(errorCodeOf(error), errorMessageOf(error), Math.round(this.deps.clock() - started));
+    } finally {
+      this.recoveryPending = false;
+      this.planFresh = false;
+    }
+    this.emit(
+      outcome.status === 'success'
+        ? { type: 'turn_finished', outcome }
+        : outcome.status === 'aborted'
+          ? { type: 'turn_aborted', outcome }
+          : { type: 'turn_failed', outcome },
+    );
+    return outcome;
+  }
+
+  private agentForTurn(): AgentSession {
+    const lease = this.lease;
+    if (!lease) throw new MendError('internal', 'a run that writes needs the writer lease');
+    if (this.agent && !this.modelChanged) return this.agent;
+    const history = this.agent ? this.agent.history : structuredClone(this.plan?.apiHistory ?? []);
+    const builder = this.agent ? this.agentBuilder! : new RecordBuilder(contextFor(this.sessionId, this.deps), this.loaded?.conversation.leafUuid ?? null);
+    this.agentBuilder = builder;
+    const gate: ApprovalGate = approvalGate(this.settings, () => this.askHost());
+    this.agent = new AgentSession({
+      sessionId: this.sessionId,
+      history,
+      builder,
+      sink: lease,
+      provider: this.deps.provider(this.settings.model),
+      tools: this.deps.tools ?? createToolPort(this.deps.cwd),
+      approve: async (call, signal) => {
+        this.emit({ type: 'tool_approval_requested', call });
+        return gate(call, signal);
+      },
+      emit: (event) => this.emit(event),
+      newId: this.deps.newId,
+      now: this.deps.now,
+      clock: this.deps.clock,
+    });
+    this.modelChanged = false;
+    return this.agent;
+  }
+
+  private agentBuilder: RecordBuilder | null = null;
+
+  /** Checks the model settings now (before anything is written): a configuration error comes first. */
+  async checkProvider(): Promise<void> {
+    await this.deps.provider(this.settings.model)();
+  }
+}
+
+function contextFor(sessionId: string, deps: RuntimeDeps): RecordContext {
+  return { sessionId, cwd: deps.cwd, version: deps.version, newId: deps.newId, now: deps.now };
+}
+
+export function refusedOutcome(code: string, message: string, durationMs = 0): TurnOutcome {
+  return {
+    status: 'error',
+    error: { code, message },
+    durationMs,
+    apiDurationMs: 0,
+    numTurns: 0,
+    usage: { inputTokens: 0, outputTokens: 0 },
+    permissionDenials: [],
+  };
+}
+
+/** The same loader and planner every entrypoint uses, so the same session gives the same plan id everywhere. */
+export async function loadAndPlan(
+  store: SessionStore,
+  ref: SessionRef,
+  allowAutoContinue: boolean,
+  activeWriter: ActiveWriter | null,
+): Promise<{ loaded: LoadedSession; plan: SessionRecoveryPlan }> {
+  const read = await store.read(ref);
+  // An empty or fully damaged log names no session; its ref may.
+  const loaded = buildConversation(read, isSessionId(ref.sessionId) ? { fallbackSessionId: ref.sessionId } : {});
+  void activeWriter; // an input of the plan once the core reports live sessions (issue 9)
+  const plan = buildPlanForSession(loaded, { allowAutoContinue });
+  return { loaded, plan };
+}

@@ -1,0 +1,159 @@
+/**
+ * Domain -> stream-json wire messages: recorded parts to content blocks, engine
+ * events to output lines, turn outcomes to `result` fields. The edge where the
+ * engine's vocabulary becomes the protocol's.
+ */
+import type { TurnOutcome } from '../../engine/engine-events.js';
+import type { RuntimeEvent } from '../../runtime/session-runtime.js';
+import type { Part } from '../../session/records.js';
+import type { AssistantMessage, ContentBlock, OutputMessage, ResultMessage, UserMessage } from '../messages.js';
+import { PartialEventMapper, isStreamPart } from './partial-events.js';
+
+export function partsToBlocks(parts: readonly Part[]): ContentBlock[] {
+  const blocks: ContentBlock[] = [];
+  for (const part of parts) {
+    if (part.functionCall) {
+      blocks.push({ type: 'tool_use', id: part.functionCall.id ?? '', name: part.functionCall.name, input: part.functionCall.args ?? {} });
+    } else if (part.thought === true && typeof part.text === 'string') {
+      blocks.push({ type: 'thinking', thinking: part.text });
+    } else if (typeof part.text === 'string') {
+      blocks.push({ type: 'text', text: part.text });
+    }
+  }
+  return blocks;
+}
+
+export function assistantMessage(input: {
+  uuid: string;
+  sessionId: string;
+  messageId: string;
+  model: string;
+  parts: readonly Part[];
+  stopReason: string | null;
+  usage: { inputTokens: number; outputTokens: number };
+}): AssistantMessage {
+  return {
+    type: 'assistant',
+    uuid: input.uuid,
+    session_id: input.sessionId,
+    parent_tool_use_id: null,
+    message: {
+      id: input.messageId,
+      type: 'message',
+      role: 'assistant',
+      model: input.model,
+      content: partsToBlocks(input.parts),
+      stop_reason: input.stopReason,
+      usage: { input_tokens: input.usage.inputTokens, output_tokens: input.usage.outputTokens },
+    },
+  };
+}
+
+export function responseText(response: Record<string, unknown>): { text: string; isError: boolean } {
+  const isError = response['error'] !== undefined;
+  const value = isError ? response['error'] : response['output'];
+  return { text: typeof value === 'string' ? value : JSON.stringify(value ?? response), isError };
+}
+
+export function toolResultMessage(uuid: string, sessionId: string, results: readonly Part[]): UserMessage {
+  return {
+    type: 'user',
+    uuid,
+    session_id: sessionId,
+    parent_tool_use_id: null,
+    message: {
+      role: 'user',
+      content: results
+        .filter((p) => p.functionResponse)
+        .map((p) => {
+          const { text, isError } = responseText(p.functionResponse!.response);
+          return { type: 'tool_result' as const, tool_use_id: p.functionResponse!.id ?? '', is_error: isError, content: text };
+        }),
+    },
+  };
+}
+
+export type ResultFields = Pick<
+  ResultMessage,
+  'subtype' | 'is_error' | 'duration_ms' | 'duration_api_ms' | 'num_turns' | 'usage' | 'permission_denials'
+> & { result?: string; error?: { code: string; message: string } };
+
+export function outcomeFields(outcome: TurnOutcome): ResultFields {
+  const fields: ResultFields = {
+    subtype: outcome.status === 'success' ? 'success' : outcome.status === 'max_turns' ? 'error_max_turns' : 'error_during_execution',
+    is_error: outcome.status !== 'success',
+    duration_ms: outcome.durationMs,
+    duration_api_ms: outcome.apiDurationMs,
+    num_turns: outcome.numTurns,
+    usage: { input_tokens: outcome.usage.inputTokens, output_tokens: outcome.usage.outputTokens },
+    permission_denials: outcome.permissionDenials.map((d) => ({ tool_name: d.toolName, tool_use_id: d.toolUseId, tool_input: d.toolInput })),
+  };
+  if (outcome.status === 'success') fields.result = outcome.text ?? '';
+  if (outcome.error && outcome.status !== 'success') fields.error = { ...outcome.error };
+  return fields;
+}
+
+export function errorFields(code: string, message: string, durationMs = 0): ResultFields {
+  return {
+    subtype: 'error_during_execution',
+    is_error: true,
+    duration_ms: Math.round(durationMs),
+    duration_api_ms: 0,
+    num_turns: 0,
+    usage: { input_tokens: 0, output_tokens: 0 },
+    permission_denials: [],
+    error: { code, message },
+  };
+}
+
+export function successFields(result: string, durationMs = 0): ResultFields {
+  return {
+    subtype: 'success',
+    is_error: false,
+    duration_ms: Math.round(durationMs),
+    duration_api_ms: 0,
+    num_turns: 0,
+    result,
+    usage: { input_tokens: 0, output_tokens: 0 },
+    permission_denials: [],
+  };
+}
+
+export function resultMessage(sessionId: string, newId: () => string, fields: ResultFields): ResultMessage {
+  return { type: 'result', uuid: newId(), session_id: sessionId, ...fields };
+}
+
+/**
+ * Maps the engine events of one session to the stream-json lines a host sees.
+ * Terminal turn events are not mapped here: the front end writes the `result`.
+ */
+export class WireEventMapper {
+  private readonly partial = new PartialEventMapper();
+
+  constructor(
+    private readonly sessionId: string,
+    private readonly newId: () => string,
+    private readonly includePartialMessages: boolean,
+  ) {}
+
+  map(event: RuntimeEvent): OutputMessage[] {
+    if (isStreamPart(event)) {
+      if (!this.includePartialMessages) return [];
+      return this.partial.map(event).map((e) => ({
+        type: 'stream_event',
+        uuid: this.newId(),
+        session_id: this.sessionId,
+        parent_tool_use_id: null,
+        event: e as { type: string },
+      }));
+    }
+    switch (event.type) {
+      case 'assistant_message':
+        return [assistantMessage({ ...event, sessionId: this.sessionId })];
+      case 'tool_call_finished':
+        return [toolResultMessage(event.uuid, this.sessionId, [event.result])];
+      default:
+        return [];
+    }
+  }
+}

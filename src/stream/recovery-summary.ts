@@ -1,0 +1,33 @@
+/**
+ * The camelCase recovery summary every protocol after stream-json carries (ACP
+ * `_meta.mend.recovery`, the daemon's load/resume/context answers, SDK helpers):
+ * the design's section 4.3 object and more. The stream-json `recovery` line keeps
+ * its snake_case twin (messages.ts). Pure zod, so the SDK may use it.
+ */
+import { z } from 'zod';
+import { ActiveWriterWireSchema, RecoveryCauseSchema, RecoveryKindWireSchema } from './recovery-vocabulary.js';
+
+export const RecoverySummaryCamelSchema = z.looseObject({
+  planId: z.string(),
+  recovered: z.boolean(),
+  kind: RecoveryKindWireSchema,
+  /** The same value under the design's name. */
+  recoveryKind: RecoveryKindWireSchema,
+  cause: RecoveryCauseSchema,
+  canContinue: z.boolean(),
+  canAutoContinue: z.boolean(),
+  requiresUserConfirmation: z.boolean(),
+  previousAttempts: z.number().int(),
+  repairs: z.array(z.looseObject({ type: z.string(), count: z.number().int() })),
+  visibleNotice: z.string().nullable(),
+  activeWriter: ActiveWriterWireSchema.nullable(),
+  continuation: z.looseObject({ mode: z.enum(['retry_user_parts', 'tool_result_parts']), displayText: z.string(), partCount: z.number().int() }).nullable(),
+  history: z.looseObject({
+    records: z.number().int(),
+    apiEntries: z.number().int(),
+    gaps: z.number().int(),
+    malformedLines: z.number().int(),
+    tornTail: z.boolean(),
+  }),
+});
+export type RecoverySummaryCamel = z.infer<typeof RecoverySummaryCamelSchema>;
