@@ -3,10 +3,10 @@
  *
  * Kills real runs of the built CLI at every write point and at random moments, then
  * checks the log, the recovery plan, the continuation and tool execution counts
- * (see scripts/crash-test-core.ts). Prints `crash-test: N points, V violations` and
+ * (see test/support/crash-test-core.ts). Prints `crash-test: N points, V violations` and
  * exits 1 on any violation.
  */
-import { describeSchedule, planSchedules, runCrashTest, summaryLine, KIND_TABLE } from './crash-test-core.js';
+import { describeSchedule, planSchedules, runCrashTest, summaryLine, KIND_TABLE } from '../test/support/crash-test-core.js';
 
 function usage(): never {
   process.stderr.write(

@@ -34,7 +34,7 @@ import {
   type BatchResult,
   type FuzzFailure,
   type WorkerMessage,
-} from './fuzz-worker.js';
+} from '../test/support/fuzz-worker.js';
 
 interface Options {
   cases: number;
@@ -94,12 +94,12 @@ function startWorker(): Promise<Worker> {
   const self = import.meta.url;
   let worker: Worker;
   if (self.endsWith('.ts')) {
-    const target = new URL('./fuzz-worker.ts', self).href;
+    const target = new URL('../test/support/fuzz-worker.ts', self).href;
     const tsx = import.meta.resolve('tsx/esm/api');
     const code = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(target)}); });`;
     worker = new Worker(code, { eval: true, workerData: { mendFuzz: true } });
   } else {
-    worker = new Worker(new URL('./fuzz-worker.js', self), { workerData: { mendFuzz: true } });
+    worker = new Worker(new URL('../test/support/fuzz-worker.js', self), { workerData: { mendFuzz: true } });
   }
   return new Promise((resolve, reject) => {
     worker.once('error', reject);

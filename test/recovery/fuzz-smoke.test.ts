@@ -6,7 +6,7 @@
  * `npm run fuzz -- --case <caseSeed> --index <index>`.
  */
 import { afterAll, expect, it } from 'vitest';
-import { createContext, disposeContext, runBatch } from '../../scripts/fuzz-worker.js';
+import { createContext, disposeContext, runBatch } from '../support/fuzz-worker.js';
 
 const CASES = 2000;
 const seed = Number(process.env.MEND_FUZZ_SEED ?? 0x5eed) >>> 0;

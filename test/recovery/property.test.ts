@@ -31,7 +31,7 @@ import { validateProviderHistory } from '../../src/recovery/validate-history.js'
 import type { LoadedSession } from '../../src/session/conversation.js';
 import type { Content, Part } from '../../src/session/records.js';
 import { loadSession } from '../../src/session/session-loader.js';
-import { checkPlan, planInputOf, planProblems } from '../../scripts/fuzz-worker.js';
+import { checkPlan, planInputOf, planProblems } from '../support/fuzz-worker.js';
 import { garbageLineArb, historyArb, joinLines, plainHistoryArb, splitLines } from '../support/arbitraries.js';
 import { copyCase, listCorpus } from '../support/corpus.js';
 import { conversationOf } from '../support/history.js';

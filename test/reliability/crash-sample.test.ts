@@ -9,7 +9,7 @@
  * `npm run crash-test -- --full` runs every systematic point plus random ones (>= 1000).
  */
 import { describe, expect, it } from 'vitest';
-import { runCrashTest, summaryLine } from '../../scripts/crash-test-core.js';
+import { runCrashTest, summaryLine } from '../support/crash-test-core.js';
 
 const POINTS = Number(process.env['MEND_CRASH_POINTS'] ?? '') || 20;
 const SEED = Number(process.env['MEND_CRASH_SEED'] ?? '') || 1;

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createScenarioSandbox, keyOf, nextRun, readCrashLog, readMarkers, expectedKind, tailState } from '../../scripts/crash-test-core.js';
+import { createScenarioSandbox, keyOf, nextRun, readCrashLog, readMarkers, expectedKind, tailState } from '../support/crash-test-core.js';
 import { loadSession } from '../../src/session/session-loader.js';
 import { buildPlanForSession } from '../../src/recovery/build-plan.js';
 import { validateProviderHistory } from '../../src/recovery/validate-history.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { BIN } from './cli.js';
-import { createScenarioSandbox, scenarioArgs, scenarioEnv, type ScenarioSandbox } from '../../scripts/crash-test-core.js';
+import { createScenarioSandbox, scenarioArgs, scenarioEnv, type ScenarioSandbox } from './crash-test-core.js';
 
 export { BIN };
 

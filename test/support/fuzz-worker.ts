@@ -31,16 +31,16 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { buildSessionRecoveryPlan } from '../src/recovery/build-plan.js';
-import { PLAN_ID_PATTERN } from '../src/recovery/plan-id.js';
-import type { BuildPlanInput, SessionRecoveryPlan } from '../src/recovery/plan-types.js';
-import { validateProviderHistory } from '../src/recovery/validate-history.js';
-import type { LoadedSession } from '../src/session/conversation.js';
-import { buildConversation } from '../src/session/conversation-loader.js';
-import { readSessionLog, type ReadResult } from '../src/session/log-reader.js';
-import type { Content } from '../src/session/records.js';
-import { loadSession } from '../src/session/session-loader.js';
-import { isSessionId } from '../src/session/session-paths.js';
+import { buildSessionRecoveryPlan } from '../../src/recovery/build-plan.js';
+import { PLAN_ID_PATTERN } from '../../src/recovery/plan-id.js';
+import type { BuildPlanInput, SessionRecoveryPlan } from '../../src/recovery/plan-types.js';
+import { validateProviderHistory } from '../../src/recovery/validate-history.js';
+import type { LoadedSession } from '../../src/session/conversation.js';
+import { buildConversation } from '../../src/session/conversation-loader.js';
+import { readSessionLog, type ReadResult } from '../../src/session/log-reader.js';
+import type { Content } from '../../src/session/records.js';
+import { loadSession } from '../../src/session/session-loader.js';
+import { isSessionId } from '../../src/session/session-paths.js';
 import {
   ControlCancelRequestSchema,
   ControlRequestEnvelopeSchema,
@@ -50,8 +50,8 @@ import {
   InboundLineSchema,
   InputUserMessageSchema,
   PermissionResultSchema,
-} from '../src/stream/control.js';
-import { LineFramer, type FramedLine } from '../src/stream/line-framer.js';
+} from '../../src/stream/control.js';
+import { LineFramer, type FramedLine } from '../../src/stream/line-framer.js';
 
 // ---- the plan oracle (shared with test/recovery/property.test.ts) ------------------------
 

@@ -26,9 +26,9 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync,
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { loadSession } from '../src/session/session-loader.js';
-import { buildSessionRecoveryPlan } from '../src/recovery/build-plan.js';
-import { validateProviderHistory } from '../src/recovery/validate-history.js';
+import { loadSession } from '../../src/session/session-loader.js';
+import { buildSessionRecoveryPlan } from '../../src/recovery/build-plan.js';
+import { validateProviderHistory } from '../../src/recovery/validate-history.js';
 import {
   FOLLOW_UP_PROMPT,
   FOLLOW_UP_RESPONSES,
@@ -110,7 +110,7 @@ export function summaryLine(report: CrashTestReport): string {
 
 // ---- paths ----------------------------------------------------------------------------------------
 
-/** The repository root: the closest folder above this file with bin/mend.js (works from scripts/ and dist/scripts/). */
+/** The repository root: the closest folder above this file with bin/mend.js (works from test/support/ and dist/test/support/). */
 export function repoRoot(): string {
   let dir = import.meta.dirname;
   for (let i = 0; i < 5; i++) {
