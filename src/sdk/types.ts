@@ -46,11 +46,13 @@ export type SDKUserMessageInput = Omit<InputUserMessage, 'session_id' | 'parent_
   parent_tool_use_id?: string | null;
 };
 
-export type PermissionMode = 'default' | 'auto-edit' | 'yolo' | 'plan';
+/** mend's approval modes (one source: src/stream/approval-modes.ts). */
+export type { ApprovalMode as PermissionMode } from '../stream/approval-modes.js';
+import type { ApprovalMode as PermissionMode } from '../stream/approval-modes.js';
 
-export type PermissionResult =
-  | { behavior: 'allow'; updatedInput?: Record<string, unknown> }
-  | { behavior: 'deny'; message: string };
+/** What canUseTool answers (one schema: PermissionResultSchema in src/stream/control.ts). */
+export type { PermissionResult } from '../stream/control.js';
+import type { PermissionResult } from '../stream/control.js';
 
 export type CanUseTool = (
   toolName: string,
