@@ -242,7 +242,7 @@ export class SessionRuntime {
     }
     if (this.busy) return Promise.resolve({ accepted: false, code: 'turn_running', message: REFUSAL_MESSAGES.busy, plan: this.plan });
     return new Promise<ContinueAnswer>((answer) => {
-      void this.queue.add(async (stopped) => {
+      const done: Promise<TurnOutcome | null> = this.queue.add(async (stopped) => {
         if (stopped) {
           answer({ accepted: false, code: 'turn_running', message: 'mend is stopping', plan: this.plan });
           return null;
@@ -255,15 +255,14 @@ export class SessionRuntime {
           return null;
         }
         if (decision.execute !== 'continuation' || !current) {
-          answer({ accepted: false, code: 'nothing_to_continue', message: 'message' in decision && decision.message ? decision.message : 'nothing to continue', plan: current?.plan ?? null });
+          const code = decision.action === 'awaiting_confirmation' ? 'confirmation_required' : 'nothing_to_continue';
+          answer({ accepted: false, code, message: 'message' in decision && decision.message ? decision.message : 'nothing to continue', plan: current?.plan ?? null });
           return null;
         }
-        let settle!: (outcome: TurnOutcome) => void;
-        answer({ accepted: true, plan: current.plan, outcome: new Promise<TurnOutcome>((resolve) => (settle = resolve)) });
-        const outcome = await this.runContinuation(current.plan);
-        settle(outcome);
-        return outcome;
+        answer({ accepted: true, plan: current.plan, outcome: done.then((outcome) => outcome!) });
+        return this.runContinuation(current.plan);
       });
+      done.catch((error: unknown) => answer({ accepted: false, code: 'nothing_to_continue', message: errorMessageOf(error), plan: this.plan }));
     });
   }
 

@@ -5,8 +5,14 @@
  * turn: interrupt() aborts only the running one, the process-wide stop signal
  * aborts it and marks every later job as stopped (each still settles).
  */
+interface Job {
+  run: (stopped: boolean) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
 export class TurnQueue {
-  private readonly jobs: Array<() => Promise<void>> = [];
+  private readonly jobs: Job[] = [];
   private running: AbortController | null = null;
   private pumping: Promise<void> | null = null;
 
@@ -27,19 +33,15 @@ export class TurnQueue {
     return this.running?.signal ?? AbortSignal.abort('no turn is running');
   }
 
+  /** Queues a job; it starts after add() has returned, never inside it. */
   add<T>(job: (stopped: boolean) => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.jobs.push(async () => {
-        try {
-          resolve(await job(this.stopped));
-        } catch (error) {
-          reject(error);
-        }
-      });
-      this.pumping ??= this.pump().finally(() => {
-        this.pumping = null;
-      });
+    const settled = new Promise<T>((resolve, reject) => {
+      this.jobs.push({ run: job, resolve: resolve as (value: unknown) => void, reject });
     });
+    this.pumping ??= this.pump().finally(() => {
+      this.pumping = null;
+    });
+    return settled;
   }
 
   interrupt(reason: string): boolean {
@@ -54,15 +56,22 @@ export class TurnQueue {
   }
 
   private async pump(): Promise<void> {
+    await Promise.resolve();
     for (let job = this.jobs.shift(); job; job = this.jobs.shift()) {
       const controller = new AbortController();
       if (this.stop?.aborted) controller.abort(this.stop.reason);
       this.running = controller;
+      let result: { ok: true; value: unknown } | { ok: false; error: unknown };
       try {
-        await job();
-      } finally {
-        this.running = null;
+        result = { ok: true, value: await job.run(this.stopped) };
+      } catch (error) {
+        result = { ok: false, error };
       }
+      // Not running any more before anyone hears the outcome: a caller that acts on it
+      // at once (another continue) must not be told a turn is still running.
+      this.running = null;
+      if (result.ok) job.resolve(result.value);
+      else job.reject(result.error);
     }
   }
 }

@@ -21,6 +21,7 @@ export const WIRE_ERROR_CODES = [
   'degraded_history',
   'nothing_to_continue',
   'turn_running',
+  'confirmation_required',
   // providers and tools
   'provider_config_missing',
   'provider_error',
@@ -54,6 +55,8 @@ export const REFUSAL_CODES = [
   'session_locked',
   'nothing_to_continue',
   'turn_running',
+  /** An auto-continue the policy does not allow: the tail needs a person's (or host's) explicit continue. */
+  'confirmation_required',
 ] as const satisfies readonly WireErrorCode[];
 export type RefusalCode = (typeof REFUSAL_CODES)[number];
 

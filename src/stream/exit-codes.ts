@@ -34,6 +34,8 @@ const SESSION_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'stale_plan',
   'continuation_refused',
   'degraded_history',
+  'turn_running',
+  'confirmation_required',
 ]);
 
 export function exitCodeFor(code: ErrorCode | string): number {
