@@ -123,6 +123,8 @@ export async function parseArgs(argv: string[]): Promise<ParsedCommand> {
   return { command: 'run', options };
 }
 
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 function validateRunOptions(o: RunOptions): void {
   const selectors = [o.continue, o.resume !== undefined, o.sessionId !== undefined].filter(Boolean).length;
   if (selectors > 1) throw new MendError('usage', '--continue, --resume and --session-id are mutually exclusive');
@@ -140,8 +142,9 @@ function validateRunOptions(o: RunOptions): void {
     throw new MendError('usage', '--plan-id goes with --continue-interrupted or --auto-continue');
   }
   if (!Number.isInteger(o.maxTurns) || o.maxTurns < 1) throw new MendError('usage', '--max-turns takes a whole number >= 1');
-  if (!Number.isFinite(o.permissionTimeoutMs) || o.permissionTimeoutMs < 0) {
-    throw new MendError('usage', '--permission-timeout takes a number of milliseconds');
+  // setTimeout fires at once past 2^31-1 ms, which would deny every tool instantly.
+  if (!Number.isInteger(o.permissionTimeoutMs) || o.permissionTimeoutMs < 0 || o.permissionTimeoutMs > MAX_TIMER_MS) {
+    throw new MendError('usage', `--permission-timeout takes a whole number of milliseconds from 0 to ${MAX_TIMER_MS}`);
   }
   if (o.includePartialMessages && o.outputFormat !== 'stream-json') {
     throw new MendError('usage', '--include-partial-messages needs --output-format stream-json');

@@ -176,9 +176,12 @@ export class AgentSession {
           // (their arguments may be incomplete and they never ran).
           const partial = response.parts.filter((p) => !p.functionCall);
           if (partial.length > 0) {
-            await this.write(this.deps.builder.assistant(partial, provider.model, response.usage), true);
+            const record = this.deps.builder.assistant(partial, provider.model, response.usage);
+            await this.write(record, true);
             // Memory and log must agree: the next turn continues after this partial answer.
             this.history.push({ role: 'model', parts: partial });
+            // And the host sees what was logged: the partial answer is a message like any other.
+            this.deps.emit({ type: 'assistant_message', uuid: record.uuid, messageId, model: provider.model, parts: partial, stopReason: 'aborted', usage: response.usage });
           }
           return await this.aborted(opts.signal, finish);
         }

@@ -216,6 +216,18 @@ export class SessionRuntime {
     return this.queue.add((stopped) => (stopped ? Promise.resolve(this.stoppedOutcome()) : this.runPrompt(parts)));
   }
 
+  /**
+   * A prompt the front end could not accept (empty, malformed): refused in queue
+   * order, so its outcome comes after the turns queued before it, like any other.
+   */
+  refusePrompt(code: string, message: string): Promise<TurnOutcome> {
+    return this.queue.add(async () => {
+      const outcome = refusedOutcome(code, message);
+      this.emit({ type: 'turn_failed', outcome });
+      return outcome;
+    });
+  }
+
   /** A queued prompt that never ran because mend is stopping: it still gets its outcome. */
   private stoppedOutcome(): TurnOutcome {
     const reason = this.deps.signal?.reason === 'sigterm' ? 'sigterm' : 'sigint';
