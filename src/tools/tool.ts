@@ -101,21 +101,23 @@ export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): Tool {
       return parameters;
     },
     async execute(args, ctx) {
-      const parsed = spec.argsSchema.safeParse(dropNulls(args));
-      if (!parsed.success) {
-        return errorOutcome(`Invalid arguments for ${spec.name}: ${formatIssues(parsed.error)}`, ToolErrorType.invalidParams);
-      }
-      let outcome: ToolOutcome;
-      try {
-        outcome = await spec.run(parsed.data, { ...ctx, outputCap: validCap(ctx.outputCap) });
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        outcome = errorOutcome(`${spec.name} failed: ${message}`, ToolErrorType.unhandled);
-      }
       // Here, not in each tool: whatever a tool returns is logged and sent, so no path around it may exist.
-      return redactOutcome(outcome, ctx.secrets);
+      return redactOutcome(await runValidated(spec, args, ctx), ctx.secrets);
     },
   };
+}
+
+async function runValidated<S extends z.ZodType>(spec: ToolSpec<S>, args: unknown, ctx: ToolContext): Promise<ToolOutcome> {
+  const parsed = spec.argsSchema.safeParse(dropNulls(args));
+  if (!parsed.success) {
+    return errorOutcome(`Invalid arguments for ${spec.name}: ${formatIssues(parsed.error)}`, ToolErrorType.invalidParams);
+  }
+  try {
+    return await spec.run(parsed.data, { ...ctx, outputCap: validCap(ctx.outputCap) });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return errorOutcome(`${spec.name} failed: ${message}`, ToolErrorType.unhandled);
+  }
 }
 
 function redactOutcome(outcome: ToolOutcome, secrets: readonly string[] | undefined): ToolOutcome {

@@ -144,6 +144,21 @@ describe('OpenAIProvider against a loopback chat-completions server', () => {
     ]);
   });
 
+  it('sends an image-only prompt and separate text parts as content parts', async () => {
+    server = await startChatServer((_req, res) => sendSse(res, [chunkOf({ content: 'a cat' }), chunkOf({}, 'stop')]));
+    const history: Content[] = [
+      { role: 'user', parts: [{ text: 'first prompt' }, { text: 'second prompt' }] },
+      { role: 'model', parts: [{ text: 'ok' }] },
+      { role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }] },
+    ];
+    await drain(provider(server.baseURL).stream({ history, tools: [] }));
+    expect((server.requests[0]?.body as { messages: unknown[] }).messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'first prompt' }, { type: 'text', text: 'second prompt' }] },
+      { role: 'assistant', content: 'ok' },
+      { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] },
+    ]);
+  });
+
   it('maps reasoning deltas to thoughts and skips malformed fields without failing', async () => {
     server = await startChatServer((_req, res) =>
       sendSse(res, [
