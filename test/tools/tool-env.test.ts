@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { shellTool } from '../../src/tools/shell-tool.js';
 import { defineTool } from '../../src/tools/tool.js';
+import { toolSessionContext } from '../../src/tools/tool-context.js';
 import { parseToolEnvPolicy, redactSecretValues, secretValues, toolEnvironment } from '../../src/tools/tool-env.js';
 import { context } from './helpers.js';
 
@@ -101,5 +102,23 @@ describe('run_shell_command environment', () => {
     } finally {
       delete process.env.MEND_TEST_FAKE_TOKEN;
     }
+  });
+});
+
+describe('toolSessionContext', () => {
+  it('combines the project root, added directories, environment and secrets for every tool call', () => {
+    const session = toolSessionContext({
+      projectRoot: '/p',
+      addDirs: ['../lib'],
+      policy: 'scrub',
+      parentEnv: parent,
+      credentialNames: ['OPENAI_API_KEY'],
+      extraSecrets: ['from-a-flag-123456'],
+    });
+    expect(session.projectRoot).toBe('/p');
+    expect(session.roots).toEqual(['../lib']);
+    expect(session.env).toEqual({ PATH: '/usr/bin:/bin', HOME: '/home/u', LANG: 'C.UTF-8', EDITOR: 'vim', MEND_API_KEY_FILE: '/run/keyfile' });
+    expect(session.secrets).toContain('sk-live-abcdefgh12345678');
+    expect(session.secrets).toContain('from-a-flag-123456');
   });
 });
