@@ -1,6 +1,7 @@
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { decideApproval } from '../../src/tools/approval.js';
 import { editTool } from '../../src/tools/edit-tool.js';
 import { listDirectoryTool } from '../../src/tools/list-directory-tool.js';
 import { realPathOf, resolveToolPath } from '../../src/tools/paths.js';
@@ -45,6 +46,19 @@ describe('file tools are confined to the project root and added directories', ()
     }
     expect(await readFile(join(outside, 'secret.txt'), 'utf8')).toBe('top secret\n');
     expect(await readFileTool.execute({ file_path: '/etc/hostname' }, context(project))).toMatchObject({ errorType: 'path_not_in_workspace' });
+  });
+
+  it('refuses in every approval mode: yolo allows the call, the tool still refuses', async () => {
+    for (const mode of ['default', 'auto-edit', 'yolo', 'plan'] as const) {
+      for (const [tool, args] of callsOn(join(outside, 'secret.txt'))) {
+        // Whatever the gate decides (allowed here, with the tool named in allowedTools where needed)...
+        if (decideApproval(tool, mode, [tool.name]) !== 'allow') continue;
+        // ...the tool itself refuses.
+        expect(await tool.execute(args, context(project)), `${mode} ${tool.name}`).toMatchObject({ errorType: 'path_not_in_workspace' });
+      }
+    }
+    expect(decideApproval(writeFileTool, 'yolo')).toBe('allow');
+    expect(await readFile(join(outside, 'secret.txt'), 'utf8')).toBe('top secret\n');
   });
 
   it('refuses ../ escapes and symlinks that lead outside, also for files that do not exist yet', async () => {
