@@ -38,7 +38,7 @@ export async function readRegularFile(path: string, options: SafeReadOptions): P
     if (!info.isFile()) {
       return fail('not_regular', `Not a regular file: ${path} (${fileKind(info)}); only regular files can be read.`, ToolErrorType.notRegularFile);
     }
-    if (info.size > maxBytes) return tooLarge(path, info.size, maxBytes);
+    if (info.size > maxBytes) return tooLarge(path, `${info.size} bytes`, maxBytes);
     const chunks: Buffer[] = [];
     let total = 0;
     // Read until EOF rather than trusting the size: the file may have grown since fstat.
@@ -49,7 +49,7 @@ export async function readRegularFile(path: string, options: SafeReadOptions): P
       if (bytesRead === 0) break;
       chunks.push(buffer.subarray(0, bytesRead));
       total += bytesRead;
-      if (total > maxBytes) return tooLarge(path, total, maxBytes);
+      if (total > maxBytes) return tooLarge(path, `over ${maxBytes} bytes`, maxBytes);
     }
     return { ok: true, bytes: Buffer.concat(chunks, total) };
   } catch (error) {
@@ -67,8 +67,8 @@ function fileKind(info: { isFIFO(): boolean; isCharacterDevice(): boolean; isBlo
   return 'a special file';
 }
 
-function tooLarge(path: string, size: number, maxBytes: number): SafeReadResult {
-  return fail('too_large', `File is too large to read (${size} bytes or more; limit ${maxBytes}): ${path}`, ToolErrorType.fileTooLarge);
+function tooLarge(path: string, size: string, maxBytes: number): SafeReadResult {
+  return fail('too_large', `File is too large to read (${size}; limit ${maxBytes}): ${path}`, ToolErrorType.fileTooLarge);
 }
 
 function fail(reason: SafeReadFailure, message: string, errorType: string): SafeReadResult {

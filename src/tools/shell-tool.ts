@@ -40,7 +40,7 @@ export const shellTool = defineTool({
   kind: 'execute',
   description:
     'Executes a bash command (`bash -c <command>`) and returns its combined stdout and stderr and its exit code. ' +
-    'The command runs in its own process group; on timeout or cancellation the whole group is killed. ' +
+    'The command runs in its own process group; when it ends, times out or is cancelled, the whole group is killed, so processes started with `&` do not outlive it. ' +
     'Use is_background for long-running processes such as servers.',
   argsSchema: ShellArgsSchema,
   async run(args, ctx) {
