@@ -65,6 +65,18 @@ describe('glob', () => {
     expect((await globTool.execute({ pattern: '*.rs' }, context(dir))).output).toBe('No files found matching pattern "*.rs" in the workspace directory');
   });
 
+  it('applies the .gitignore files above a search path too', async () => {
+    await put('src/trace.log', 'beta');
+    await put('src/keep.log', 'beta');
+    const outcome = await globTool.execute({ pattern: '**/*', path: 'src' }, context(dir));
+    expect(outcome.output).not.toContain('trace.log');
+    expect(outcome.output).not.toContain('generated.ts');
+    expect(outcome.output).toContain(join(dir, 'src/keep.log'));
+    const grep = await grepSearchTool.execute({ pattern: 'beta', path: 'src/nested' }, context(dir));
+    expect(grep.output).toContain('src/nested/c.tsx:1:');
+    expect(grep.output).not.toContain('generated');
+  });
+
   it('is confined like the file tools and bounded in results', async () => {
     expect(await globTool.execute({ pattern: '*', path: '/etc' }, context(dir))).toMatchObject({ isError: true, errorType: 'path_not_in_workspace' });
     for (let i = 0; i < MAX_GLOB_RESULTS + 5; i += 1) await put(`many/f${String(i).padStart(3, '0')}.txt`, '');
