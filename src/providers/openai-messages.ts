@@ -3,15 +3,17 @@
  * mapping is testable without a server.
  */
 import type OpenAI from 'openai';
+import { z } from 'zod';
 import { MendError } from '../errors.js';
 import type { Content, FunctionResponse, Part } from '../session/records.js';
 import { mergeConsecutiveRoles } from './merge-roles.js';
-import type { ToolDeclaration } from './provider.js';
+import { invalidArgsOf, type ToolDeclaration } from './provider.js';
 
 // Type-only import: erased at runtime, so `openai` is still loaded lazily.
 export type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 export type ChatTool = OpenAI.Chat.Completions.ChatCompletionTool;
 type ToolCallParam = OpenAI.Chat.Completions.ChatCompletionMessageToolCall;
+type UserContentPart = OpenAI.Chat.Completions.ChatCompletionContentPart;
 
 export function toChatMessages(history: readonly Content[], systemPrompt?: string): ChatMessage[] {
   const messages: ChatMessage[] = [];
@@ -30,16 +32,15 @@ export function toChatMessages(history: readonly Content[], systemPrompt?: strin
   return messages;
 }
 
-function visibleText(parts: readonly Part[]): string {
-  // Thoughts are the model's private reasoning: they are recorded but never sent back.
-  return parts
-    .filter((part) => typeof part.text === 'string' && part.thought !== true)
-    .map((part) => part.text)
-    .join('');
+/** Thoughts are the model's private reasoning: they are recorded but never sent back. */
+function visibleTexts(parts: readonly Part[]): string[] {
+  return parts.filter((part) => typeof part.text === 'string' && part.text !== '' && part.thought !== true).map((part) => part.text as string);
 }
 
 function toAssistantMessage(parts: readonly Part[], entryIndex: number): ChatMessage | undefined {
-  const text = visibleText(parts);
+  // Separate parts are separate blocks (two streamed records, two steps); gluing them with ''
+  // would run sentences together, so a blank line keeps them apart.
+  const text = visibleTexts(parts).join('\n\n');
   const toolCalls: ToolCallParam[] = [];
   for (const part of parts) {
     const call = part.functionCall;
@@ -53,7 +54,9 @@ function toAssistantMessage(parts: readonly Part[], entryIndex: number): ChatMes
     toolCalls.push({
       id: call.id,
       type: 'function',
-      function: { name: call.name, arguments: JSON.stringify(call.args ?? {}) },
+      // Arguments that were not valid JSON go back as the model wrote them, so the history
+      // shows the model its own mistake next to the error result, not a `{}` it never sent.
+      function: { name: call.name, arguments: invalidArgsOf(part)?.raw ?? JSON.stringify(call.args ?? {}) },
     });
   }
   // An entry holding only thoughts has nothing to send; an empty assistant message is rejected by the API.
@@ -80,8 +83,55 @@ function toUserMessages(parts: readonly Part[], entryIndex: number): ChatMessage
     }
     tools.push({ role: 'tool', tool_call_id: response.id, content: toolResultContent(response) });
   }
-  const text = visibleText(parts);
-  return text ? [...tools, { role: 'user', content: text }] : tools;
+  const content = userContent(parts);
+  if (content.length === 0) return tools;
+  // A lone text part stays a plain string: the form every compatible server accepts.
+  const only = content[0];
+  if (content.length === 1 && only?.type === 'text') return [...tools, { role: 'user', content: only.text }];
+  return [...tools, { role: 'user', content }];
+}
+
+/**
+ * Every user part except tool results, in order and each as its own content part: two
+ * prompts of an interrupted turn must reach the model as two texts, not one glued string,
+ * and an image-only prompt must not vanish. A part this mapping cannot send becomes a
+ * short placeholder, so the model knows something was there.
+ */
+export function userContent(parts: readonly Part[]): UserContentPart[] {
+  const content: UserContentPart[] = [];
+  for (const part of parts) {
+    if (part.functionResponse || part.functionCall || part.thought === true) continue;
+    if (typeof part.text === 'string') {
+      if (part.text !== '') content.push({ type: 'text', text: part.text });
+      continue;
+    }
+    const inline = inlineDataOf(part);
+    if (inline && inline.mimeType.startsWith('image/')) {
+      content.push({ type: 'image_url', image_url: { url: `data:${inline.mimeType};base64,${inline.data}` } });
+      continue;
+    }
+    const placeholder = placeholderFor(part, inline);
+    if (placeholder) content.push({ type: 'text', text: placeholder });
+  }
+  return content;
+}
+
+const InlineDataSchema = z.object({ mimeType: z.string().min(1), data: z.string() });
+
+function inlineDataOf(part: Part): z.infer<typeof InlineDataSchema> | undefined {
+  const parsed = InlineDataSchema.safeParse((part as Record<string, unknown>).inlineData);
+  return parsed.success ? parsed.data : undefined;
+}
+
+function placeholderFor(part: Part, inline: z.infer<typeof InlineDataSchema> | undefined): string | undefined {
+  if (inline) return `[attachment of type ${inline.mimeType} (${Math.floor((inline.data.length * 3) / 4)} bytes) not sent: this provider accepts images only]`;
+  const keys = Object.keys(part).filter((key) => key !== 'thought' && (part as Record<string, unknown>)[key] !== undefined);
+  if (keys.length === 0) return undefined;
+  const fileData = (part as Record<string, unknown>).fileData as { fileUri?: unknown; mimeType?: unknown } | undefined;
+  if (fileData && typeof fileData.fileUri === 'string') {
+    return `[file ${fileData.fileUri}${typeof fileData.mimeType === 'string' ? ` (${fileData.mimeType})` : ''} not sent: this provider cannot fetch files]`;
+  }
+  return `[a ${keys.join('/')} part was not sent: this provider does not support it]`;
 }
 
 /** The model reads a plain string best; structured responses fall back to JSON. */

@@ -8,6 +8,7 @@ import { MendError, isMendError } from '../errors.js';
 import { ChatChunkMapper } from './openai-chunks.js';
 import { toChatMessages, toChatTools } from './openai-messages.js';
 import type { ModelProvider, ModelRequest, ProviderEvent } from './provider.js';
+import { completionAsChunk, displayURL, networkCause, readBodyHead } from './openai-diagnostics.js';
 import { redactSecrets } from './redact-secrets.js';
 
 export interface OpenAIProviderSettings {
@@ -24,6 +25,8 @@ export interface OpenAIProviderSettings {
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 const DEFAULT_TIMEOUT_MS = 300_000;
 const DEFAULT_MAX_RETRIES = 2;
+/** A whole (non-streamed) completion is read up to this size. */
+const MAX_JSON_BODY_BYTES = 16 * 1024 * 1024;
 
 type OpenAIModule = typeof import('openai');
 
@@ -69,50 +72,102 @@ export class OpenAIProvider implements ModelProvider {
 
     let loaded: LoadedClient | undefined;
     let completed = false;
+    // Where the request got to, so an error can say what happened: never answered, or cut mid-response.
+    const progress: StreamProgress = { phase: 'request', chunks: 0 };
     try {
       loaded = await this.load(apiKey);
-      const stream = await loaded.client.chat.completions.create(
-        {
-          model,
-          messages,
-          stream: true,
-          stream_options: { include_usage: true },
-          // Some compatible servers reject an empty tools array.
-          ...(tools.length > 0 ? { tools } : {}),
-        },
-        { signal: controller.signal, timeout: timeoutMs },
-      );
+      const { data: stream, response } = await loaded.client.chat.completions
+        .create(
+          {
+            model,
+            messages,
+            stream: true,
+            stream_options: { include_usage: true },
+            // Some compatible servers reject an empty tools array.
+            ...(tools.length > 0 ? { tools } : {}),
+          },
+          { signal: controller.signal, timeout: timeoutMs },
+        )
+        .withResponse();
+      progress.phase = 'stream';
+      const contentType = response.headers.get('content-type') ?? '';
       const mapper = new ChatChunkMapper();
       armIdle();
-      for await (const chunk of stream) {
-        // Time spent by the consumer between pulls is not server silence.
+      if (/\bjson\b/i.test(contentType)) {
+        // A server that ignored `stream: true` and sent one whole completion.
+        const chunk = await this.readCompletion(response, model);
         disarmIdle();
+        progress.chunks += 1;
         for (const event of mapper.map(chunk)) yield event;
-        armIdle();
+      } else {
+        for await (const chunk of stream) {
+          // Time spent by the consumer between pulls is not server silence.
+          disarmIdle();
+          progress.chunks += 1;
+          for (const event of mapper.map(chunk)) yield event;
+          armIdle();
+        }
       }
       disarmIdle();
       // The library ends iteration quietly when its signal aborts; that is not a finished response.
       if (controller.signal.aborted) throw new Error('stream ended by abort');
       // A server or proxy that drops the stream mid-answer ends it without a finish_reason;
       // recording that as a complete turn would hide the loss.
-      if (!mapper.finished) {
-        throw new MendError('provider_error', 'model stream ended before the response finished', {
-          provider: this.name,
-          model,
-          status: undefined,
-          reason: 'incomplete',
-        });
-      }
+      if (!mapper.finished) throw this.unfinishedError(model, contentType, progress.chunks);
       for (const event of mapper.end()) yield event;
       completed = true;
     } catch (error) {
-      throw this.toMendError(error, { loaded, aborted: req.signal?.aborted === true, idleExpired, timeoutMs });
+      throw this.toMendError(error, { loaded, aborted: req.signal?.aborted === true, idleExpired, timeoutMs, progress });
     } finally {
       disarmIdle();
       req.signal?.removeEventListener('abort', onAbort);
       // A consumer that stops early must not leave the HTTP response open.
       if (!completed) controller.abort();
     }
+  }
+
+  /** The base URL as it may be shown: no user info, query or fragment. */
+  private get where(): string {
+    return displayURL(this.settings.baseURL ?? DEFAULT_OPENAI_BASE_URL);
+  }
+
+  private async readCompletion(response: Response, model: string): Promise<Record<string, unknown>> {
+    const { text } = await readBodyHead(response, MAX_JSON_BODY_BYTES);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    const chunk = completionAsChunk(json);
+    if (chunk) return chunk;
+    const apiMessage = (json as { error?: { message?: unknown } } | undefined)?.error?.message;
+    const detail = typeof apiMessage === 'string' ? `an error: ${apiMessage}` : `JSON that is not a chat completion: ${text.slice(0, 200)}`;
+    throw new MendError('provider_error', redactSecrets(`model server at ${this.where} answered HTTP 200 with ${detail}`, [this.settings.apiKey]), {
+      provider: this.name,
+      model,
+      status: 200,
+      reason: 'bad_response',
+      baseURL: this.where,
+    });
+  }
+
+  private unfinishedError(model: string, contentType: string, chunks: number): MendError {
+    const base = { provider: this.name, model, status: undefined, baseURL: this.where };
+    if (chunks === 0 && !/event-stream/i.test(contentType)) {
+      // An HTML error page from a proxy, a wrong base URL: nothing in it was an event.
+      return new MendError(
+        'provider_error',
+        `model server at ${this.where} answered HTTP 200 with a body that is neither an event stream nor JSON ` +
+          `(content-type: ${contentType || 'none'}); check the base URL`,
+        { ...base, status: 200, reason: 'bad_response' },
+      );
+    }
+    return new MendError(
+      'provider_error',
+      `model stream from ${this.where} ended before the response finished (no finish_reason after ${chunks} chunk(s))`,
+      { ...base, reason: 'incomplete' },
+    );
   }
 
   private requireConfig(): { apiKey: string; model: string } {
@@ -154,13 +209,13 @@ export class OpenAIProvider implements ModelProvider {
 
   private toMendError(
     error: unknown,
-    ctx: { loaded: LoadedClient | undefined; aborted: boolean; idleExpired: boolean; timeoutMs: number },
+    ctx: { loaded: LoadedClient | undefined; aborted: boolean; idleExpired: boolean; timeoutMs: number; progress: StreamProgress },
   ): MendError {
     if (isMendError(error)) return error;
     if (ctx.aborted) return abortedError();
-    const base = { provider: this.name, model: this.model };
+    const base = { provider: this.name, model: this.model, baseURL: this.where };
     if (ctx.idleExpired) {
-      return new MendError('provider_error', `model stream stalled: no data for ${ctx.timeoutMs} ms`, {
+      return new MendError('provider_error', `model stream from ${this.where} stalled: no data for ${ctx.timeoutMs} ms`, {
         ...base,
         status: undefined,
         reason: 'idle_timeout',
@@ -171,14 +226,15 @@ export class OpenAIProvider implements ModelProvider {
     const message = redactSecrets(rawMessage, secrets);
     const mod = ctx.loaded?.module;
     if (mod && error instanceof mod.APIConnectionTimeoutError) {
-      return new MendError('provider_error', `model request timed out after ${ctx.timeoutMs} ms`, {
+      return new MendError('provider_error', `model request to ${this.where} timed out after ${ctx.timeoutMs} ms`, {
         ...base,
         status: undefined,
         reason: 'timeout',
       });
     }
     if (mod && error instanceof mod.APIConnectionError) {
-      return new MendError('provider_error', `could not reach the model server: ${message}`, {
+      const cause = networkCause(error);
+      return new MendError('provider_error', `could not reach the model server at ${this.where}: ${cause ? redactSecrets(cause, secrets) : message}`, {
         ...base,
         status: undefined,
         reason: 'connection',
@@ -186,7 +242,7 @@ export class OpenAIProvider implements ModelProvider {
     }
     if (mod && error instanceof mod.APIError) {
       const status = error.status;
-      const prefix = status === undefined ? 'model request failed' : `model request failed with HTTP ${status}`;
+      const prefix = status === undefined ? `model request to ${this.where} failed` : `model request to ${this.where} failed with HTTP ${status}`;
       // The library message already starts with the status; keep only what follows.
       const detail = status === undefined ? message : message.replace(new RegExp(`^${status}\\s*`), '');
       // No `cause`: the original error object can carry request data that we did not redact.
@@ -198,8 +254,24 @@ export class OpenAIProvider implements ModelProvider {
         ...(typeof error.code === 'string' ? { apiCode: redactSecrets(error.code, secrets) } : {}),
       });
     }
-    return new MendError('provider_error', `model request failed: ${message}`, { ...base, status: undefined, reason: 'other' });
+    if (ctx.progress.phase === 'stream') {
+      // undici says only "terminated"; the socket error under it says why.
+      const cause = networkCause(error);
+      const why = cause && cause !== message ? `${message}: ${redactSecrets(cause, secrets)}` : message;
+      const what = error instanceof SyntaxError ? `sent an event that is not JSON (${why})` : `cut the connection mid-response (${why})`;
+      return new MendError('provider_error', `model server at ${this.where} ${what} after ${ctx.progress.chunks} chunk(s)`, {
+        ...base,
+        status: undefined,
+        reason: error instanceof SyntaxError ? 'bad_response' : 'connection_lost',
+      });
+    }
+    return new MendError('provider_error', `model request to ${this.where} failed: ${message}`, { ...base, status: undefined, reason: 'other' });
   }
+}
+
+interface StreamProgress {
+  phase: 'request' | 'stream';
+  chunks: number;
 }
 
 function abortedError(): MendError {

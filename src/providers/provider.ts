@@ -63,7 +63,42 @@ interface PendingCall {
   index: number;
   id: string;
   name: string;
+  /** Argument text, kept only up to MAX_TOOL_ARGS_BYTES (+1 char, to know it went over). */
   args: string;
+  /** Every argument byte that arrived, kept or not. */
+  argsBytes: number;
+}
+
+/**
+ * One call's argument text is capped: past it the call is treated like invalid arguments,
+ * so a 30 MB argument neither fills memory nor becomes a 30 MB log line.
+ */
+export const MAX_TOOL_ARGS_BYTES = 1024 * 1024;
+/** How much of an oversized argument text is kept on the call part, for the log and the model. */
+export const OVERSIZED_ARGS_PREFIX_CHARS = 2048;
+/**
+ * Calls the engine should run from one response; the rest get an error result. Exported
+ * for the engine, which owns running calls (the accumulator records them all).
+ */
+export const MAX_CALLS_PER_RESPONSE = 128;
+
+/** What a call part carries when its arguments could not be used (see invalidArgsOf). */
+export interface InvalidArgs {
+  /** The raw argument text (a prefix of it when it was over MAX_TOOL_ARGS_BYTES). */
+  raw: string;
+  reason: string;
+}
+
+/**
+ * The invalid-arguments record of a function call part: the accumulator stores the raw text
+ * as `rawArgs` and the reason as `argsError` next to `args: {}` (the record schema is loose,
+ * so both persist in the log), so the engine can answer the call with an error instead of
+ * running it with `{}`.
+ */
+export function invalidArgsOf(part: Part): InvalidArgs | undefined {
+  const call = part.functionCall as (Record<string, unknown> & { rawArgs?: unknown; argsError?: unknown }) | undefined;
+  if (!call || typeof call.argsError !== 'string') return undefined;
+  return { raw: typeof call.rawArgs === 'string' ? call.rawArgs : '', reason: call.argsError };
 }
 
 /**
@@ -92,7 +127,7 @@ export class ResponseAccumulator {
           this.problems.push({ code: 'duplicate_start', index: event.index });
           return;
         }
-        this.calls.set(event.index, { index: event.index, id: event.id, name: event.name, args: '' });
+        this.calls.set(event.index, { index: event.index, id: event.id, name: event.name, args: '', argsBytes: 0 });
         return;
       }
       case 'tool_call_delta': {
@@ -101,7 +136,9 @@ export class ResponseAccumulator {
           this.problems.push({ code: 'delta_without_start', index: event.index });
           return;
         }
-        call.args += event.argsDelta;
+        call.argsBytes += Buffer.byteLength(event.argsDelta);
+        // Characters are at most 4 bytes, so this keeps every byte up to the cap and then stops growing.
+        if (call.args.length <= MAX_TOOL_ARGS_BYTES) call.args += event.argsDelta.slice(0, MAX_TOOL_ARGS_BYTES + 1 - call.args.length);
         return;
       }
       case 'finish':
@@ -128,11 +165,13 @@ export class ResponseAccumulator {
         id = `call_${randomUUID()}`;
         problems.push({ code: 'tool_call_without_id', index: call.index, name: call.name, assignedId: id });
       }
-      const parsed = parseArgs(call.args);
-      if (!parsed.ok) {
-        problems.push({ code: 'invalid_tool_args', index: call.index, id, name: call.name, raw: call.args, reason: parsed.reason });
+      const parsed = parseCallArgs(call);
+      if (parsed.ok) {
+        parts.push({ functionCall: { id, name: call.name, args: parsed.args } });
+        continue;
       }
-      parts.push({ functionCall: { id, name: call.name, args: parsed.ok ? parsed.args : {} } });
+      problems.push({ code: 'invalid_tool_args', index: call.index, id, name: call.name, raw: parsed.raw, reason: parsed.reason });
+      parts.push({ functionCall: { id, name: call.name, args: {}, rawArgs: parsed.raw, argsError: parsed.reason } });
     }
     if (!this.finishEvent) problems.push({ code: 'missing_finish' });
     return {
@@ -146,6 +185,18 @@ export class ResponseAccumulator {
 }
 
 type ParsedArgs = { ok: true; args: Record<string, unknown> } | { ok: false; reason: string };
+
+function parseCallArgs(call: PendingCall): { ok: true; args: Record<string, unknown> } | { ok: false; raw: string; reason: string } {
+  if (call.argsBytes > MAX_TOOL_ARGS_BYTES) {
+    return {
+      ok: false,
+      raw: call.args.slice(0, OVERSIZED_ARGS_PREFIX_CHARS),
+      reason: `arguments are ${call.argsBytes} bytes, over the limit of ${MAX_TOOL_ARGS_BYTES} bytes; only the first ${OVERSIZED_ARGS_PREFIX_CHARS} characters were kept`,
+    };
+  }
+  const parsed = parseArgs(call.args);
+  return parsed.ok ? parsed : { ok: false, raw: call.args, reason: parsed.reason };
+}
 
 function parseArgs(raw: string): ParsedArgs {
   // Models send "" for a call without arguments; that is a valid empty object, not a problem.

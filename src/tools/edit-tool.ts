@@ -3,13 +3,15 @@
  * refused rather than guessed, because editing the wrong occurrence is worse than asking
  * the model for more context.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { writeFileAtomic } from './atomic-write.js';
-import { ToolErrorType, absolutePath, defineTool, errorOutcome, type ToolOutcome } from './tool.js';
+import { resolveToolPath } from './paths.js';
+import { readRegularFile } from './safe-read.js';
+import { ToolErrorType, defineTool, errorOutcome, toolPath, type ToolOutcome } from './tool.js';
 
 const EditArgsSchema = z.object({
-  file_path: absolutePath.describe('Absolute path of the file to modify.'),
+  file_path: toolPath.describe('Path of the file to modify: absolute, or relative to the project root.'),
   old_string: z
     .string()
     .describe('The exact text to replace, including whitespace and indentation. Empty to create a new file.'),
@@ -32,8 +34,10 @@ export const editTool = defineTool({
     'Replaces exact text in a file. old_string must match exactly once unless replace_all is true. ' +
     'With an empty old_string, creates a new file containing new_string.',
   argsSchema: EditArgsSchema,
-  async run(args) {
-    const path = args.file_path;
+  async run(args, ctx) {
+    const resolved = await resolveToolPath(args.file_path, ctx);
+    if (!resolved.ok) return resolved.outcome;
+    const path = resolved.path;
     const info = await stat(path).catch(() => undefined);
     if (info?.isDirectory()) return errorOutcome(`Path is a directory, not a file: ${path}`, ToolErrorType.targetIsDirectory);
 
@@ -47,7 +51,9 @@ export const editTool = defineTool({
     }
     if (!info) return errorOutcome(`File not found: ${path}`, ToolErrorType.fileNotFound);
 
-    const content = await readFile(path, 'utf8');
+    const read = await readRegularFile(path, { signal: ctx.signal });
+    if (!read.ok) return read.outcome;
+    const content = read.bytes.toString('utf8');
     const count = countOccurrences(content, args.old_string);
     if (count === 0) {
       return errorOutcome(

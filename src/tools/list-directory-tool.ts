@@ -3,10 +3,11 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { capText } from './output-cap.js';
-import { ToolErrorType, absolutePath, defineTool, errorOutcome } from './tool.js';
+import { resolveToolPath } from './paths.js';
+import { ToolErrorType, defineTool, errorOutcome, toolPath } from './tool.js';
 
 const ListDirectoryArgsSchema = z.object({
-  path: absolutePath.describe('Absolute path of the directory to list.'),
+  path: toolPath.describe('Path of the directory to list: absolute, or relative to the project root.'),
   ignore: z.array(z.string()).optional().describe('Glob patterns of entry names to leave out (`*` and `?`; a trailing `/` matches directories only).'),
 });
 
@@ -29,7 +30,9 @@ export const listDirectoryTool = defineTool({
   description: 'Lists the files and subdirectories directly inside a directory. Directories are listed first and end with "/".',
   argsSchema: ListDirectoryArgsSchema,
   async run(args, ctx) {
-    const path = args.path;
+    const resolved = await resolveToolPath(args.path, ctx);
+    if (!resolved.ok) return resolved.outcome;
+    const path = resolved.path;
     const info = await stat(path).catch(() => undefined);
     if (!info) return errorOutcome(`Directory not found: ${path}`, ToolErrorType.fileNotFound);
     if (!info.isDirectory()) return errorOutcome(`Path is not a directory: ${path}`, ToolErrorType.pathIsNotDirectory);

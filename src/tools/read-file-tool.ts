@@ -1,8 +1,9 @@
 /** read_file, named and shaped like Qwen Code's: 0-based line offset and a line count. */
-import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { capText } from './output-cap.js';
-import { ToolErrorType, absolutePath, defineTool, errorOutcome } from './tool.js';
+import { resolveToolPath } from './paths.js';
+import { readRegularFile } from './safe-read.js';
+import { ToolErrorType, defineTool, errorOutcome, toolPath } from './tool.js';
 
 export const DEFAULT_READ_LIMIT = 2000;
 const MAX_LINE_LENGTH = 2000;
@@ -10,7 +11,7 @@ const MAX_FILE_BYTES = 20 * 1024 * 1024;
 const BINARY_SNIFF_BYTES = 8192;
 
 const ReadFileArgsSchema = z.object({
-  file_path: absolutePath.describe('Absolute path of the file to read.'),
+  file_path: toolPath.describe('Path of the file to read: absolute, or relative to the project root.'),
   offset: z.number().int().nonnegative().optional().describe('0-based line number to start reading from.'),
   limit: z.number().int().positive().optional().describe(`Maximum number of lines to read (default ${DEFAULT_READ_LIMIT}).`),
 });
@@ -23,14 +24,12 @@ export const readFileTool = defineTool({
     'a note at the top says when only part of the file is shown.',
   argsSchema: ReadFileArgsSchema,
   async run(args, ctx) {
-    const path = args.file_path;
-    const info = await stat(path).catch(() => undefined);
-    if (!info) return errorOutcome(`File not found: ${path}`, ToolErrorType.fileNotFound);
-    if (info.isDirectory()) return errorOutcome(`Path is a directory, not a file: ${path}`, ToolErrorType.targetIsDirectory);
-    if (info.size > MAX_FILE_BYTES) {
-      return errorOutcome(`File is too large to read (${info.size} bytes; limit ${MAX_FILE_BYTES}): ${path}`, ToolErrorType.fileTooLarge);
-    }
-    const bytes = await readFile(path);
+    const resolved = await resolveToolPath(args.file_path, ctx);
+    if (!resolved.ok) return resolved.outcome;
+    const path = resolved.path;
+    const read = await readRegularFile(path, { signal: ctx.signal, maxBytes: MAX_FILE_BYTES });
+    if (!read.ok) return read.outcome;
+    const bytes = read.bytes;
     if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
       return { output: `Cannot display content of binary file: ${path} (${bytes.length} bytes)`, isError: false };
     }

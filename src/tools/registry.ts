@@ -1,6 +1,8 @@
 /** The built-in tools, looked up by the name the model calls them by. */
 import type { ToolDeclaration } from '../providers/provider.js';
 import { editTool } from './edit-tool.js';
+import { globTool } from './glob-tool.js';
+import { grepSearchTool } from './grep-tool.js';
 import { listDirectoryTool } from './list-directory-tool.js';
 import { readFileTool } from './read-file-tool.js';
 import { shellTool } from './shell-tool.js';
@@ -18,7 +20,7 @@ export interface ToolRegistry {
 }
 
 export function builtinTools(): Tool[] {
-  return [readFileTool, listDirectoryTool, writeFileTool, editTool, shellTool];
+  return [readFileTool, listDirectoryTool, globTool, grepSearchTool, writeFileTool, editTool, shellTool];
 }
 
 /** `tools` defaults to the built-ins; tests and embedders can pass their own set. */

@@ -1,12 +1,20 @@
 /**
  * run_shell_command, named and shaped like Qwen Code's. Each command runs in its own
- * process group, so a timeout or an abort kills everything it started, not just bash:
- * an interrupted turn must not leave orphans running behind a resumed session.
+ * process group, and when a foreground call ends (normally, on timeout or on abort) the
+ * whole group is killed, so everything it started dies with it, `cmd &` included: a
+ * finished or interrupted turn must not leave orphans running behind a resumed session.
+ * A child that calls `setsid` (or `setpgid`) leaves the group and escapes this; only
+ * is_background commands are meant to outlive the call.
+ *
+ * The shell is not confined to the workspace like the file tools: it can do anything the
+ * user can. Its environment is ctx.env (see toolEnvironment), never mend's credentials.
  */
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { OutputCapper } from './output-cap.js';
-import { ToolErrorType, absolutePath, defineTool, errorOutcome, type ToolContext, type ToolOutcome } from './tool.js';
+import { absoluteToolPath } from './paths.js';
+import { ToolErrorType, defineTool, errorOutcome, toolPath, type ToolContext, type ToolOutcome } from './tool.js';
+import { DEFAULT_TOOL_ENV_POLICY, toolEnvironment } from './tool-env.js';
 
 export const DEFAULT_SHELL_TIMEOUT_MS = 120_000;
 /** After bash exits, how long to keep reading output that is still in the pipes. */
@@ -16,7 +24,9 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 const ShellArgsSchema = z.object({
   command: z.string().min(1).describe('Exact bash command to execute, run as `bash -c <command>`.'),
   description: z.string().optional().describe('Brief description of the command for the user.'),
-  directory: absolutePath.optional().describe('Absolute path of the directory to run the command in. Defaults to the session directory.'),
+  directory: toolPath
+    .optional()
+    .describe('Directory to run the command in: absolute, or relative to the project root. Defaults to the session directory.'),
   timeout: z.number().int().positive().optional().describe(`Timeout in milliseconds (default ${DEFAULT_SHELL_TIMEOUT_MS}).`),
   is_background: z
     .boolean()
@@ -30,15 +40,16 @@ export const shellTool = defineTool({
   kind: 'execute',
   description:
     'Executes a bash command (`bash -c <command>`) and returns its combined stdout and stderr and its exit code. ' +
-    'The command runs in its own process group; on timeout or cancellation the whole group is killed. ' +
+    'The command runs in its own process group; when it ends, times out or is cancelled, the whole group is killed, so processes started with `&` do not outlive it. ' +
     'Use is_background for long-running processes such as servers.',
   argsSchema: ShellArgsSchema,
   async run(args, ctx) {
-    const directory = args.directory ?? ctx.cwd;
+    const directory = args.directory === undefined ? ctx.cwd : absoluteToolPath(args.directory, ctx);
     const dirError = await checkDirectory(directory);
     if (dirError) return dirError;
     if (ctx.signal.aborted) return abortedOutcome(args.command);
-    return args.is_background ? runBackground(args, directory) : runForeground(args, directory, ctx);
+    const env = ctx.env ?? toolEnvironment(process.env, DEFAULT_TOOL_ENV_POLICY, []);
+    return args.is_background ? runBackground(args, directory, env) : runForeground(args, directory, env, ctx);
   },
 });
 
@@ -61,7 +72,7 @@ function killGroup(pid: number | undefined): void {
   }
 }
 
-async function runForeground(args: ShellArgs, directory: string, ctx: ToolContext): Promise<ToolOutcome> {
+async function runForeground(args: ShellArgs, directory: string, env: Record<string, string>, ctx: ToolContext): Promise<ToolOutcome> {
   const { execa } = await import('execa');
   if (ctx.signal.aborted) return abortedOutcome(args.command);
   // setTimeout fires at once for delays past 2^31-1 ms; a huge timeout means "very long", not "now".
@@ -72,6 +83,8 @@ async function runForeground(args: ShellArgs, directory: string, ctx: ToolContex
   // because output is streamed into the capper, so a chatty command cannot exhaust memory.
   const subprocess = execa('bash', ['-c', args.command], {
     cwd: directory,
+    env,
+    extendEnv: false,
     detached: true,
     stdin: 'ignore',
     all: true,
@@ -95,6 +108,9 @@ async function runForeground(args: ShellArgs, directory: string, ctx: ToolContex
   // waiting for them to close would wait for that child. Read what is buffered, then stop.
   let drainTimer: NodeJS.Timeout | undefined;
   subprocess.once('exit', () => {
+    // The call is over: what it left running in its group (`cmd &`) goes too. What those
+    // children already wrote stays readable in the pipes for the drain below.
+    killGroup(subprocess.pid);
     drainTimer = setTimeout(() => {
       subprocess.all?.destroy();
       subprocess.stdout?.destroy();
@@ -127,11 +143,13 @@ async function runForeground(args: ShellArgs, directory: string, ctx: ToolContex
   return { output: summary, isError: false, display: text };
 }
 
-async function runBackground(args: ShellArgs, directory: string): Promise<ToolOutcome> {
+async function runBackground(args: ShellArgs, directory: string, env: Record<string, string>): Promise<ToolOutcome> {
   const { execa } = await import('execa');
   // Its own group, no pipes back to us and unref'd: it outlives this turn and even this process.
   const subprocess = execa('bash', ['-c', args.command], {
     cwd: directory,
+    env,
+    extendEnv: false,
     detached: true,
     stdio: 'ignore',
     reject: false,

@@ -3,8 +3,8 @@
  * validates its arguments the same way and never throws at the engine: a bad call from
  * the model is an outcome the model can read and correct.
  */
-import { isAbsolute } from 'node:path';
 import { z } from 'zod';
+import { redactSecretValues } from './tool-env.js';
 
 export type ToolKind = 'read' | 'edit' | 'execute';
 
@@ -14,6 +14,14 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Byte limit for what a tool returns to the model. */
   outputCap: number;
+  /** Relative paths resolve against it, and file tools are confined to it. Default: `cwd`. */
+  projectRoot?: string;
+  /** Further directories file tools may use besides the project root (`--add-dir`). Default: none. */
+  roots?: string[];
+  /** The whole environment of shell commands (see toolEnvironment). Default: process.env, scrubbed. */
+  env?: Record<string, string>;
+  /** Values redacted from every outcome before it is returned (see secretValues). */
+  secrets?: string[];
 }
 
 export interface ToolOutcome {
@@ -56,13 +64,17 @@ export const ToolErrorType = {
   shellFailure: 'shell_execute_error',
   shellTimeout: 'shell_timeout',
   aborted: 'aborted',
+  pathNotInWorkspace: 'path_not_in_workspace',
+  notRegularFile: 'not_a_regular_file',
+  globFailure: 'glob_execution_error',
+  grepFailure: 'grep_execution_error',
 } as const;
 
-/** Every path a tool takes is absolute: the model must not depend on a cwd it cannot see. */
-export const absolutePath = z
-  .string()
-  .min(1)
-  .refine((value) => isAbsolute(value), { error: (issue) => `must be an absolute path, got ${JSON.stringify(issue.input)}` });
+/**
+ * A path argument: absolute, or relative to the project root (resolved by resolveToolPath).
+ * The system prompt tells the model the root, so both forms are unambiguous.
+ */
+export const toolPath = z.string().min(1);
 
 export function errorOutcome(output: string, errorType: string, display?: string): ToolOutcome {
   return { output, isError: true, errorType, ...(display === undefined ? {} : { display }) };
@@ -89,17 +101,31 @@ export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): Tool {
       return parameters;
     },
     async execute(args, ctx) {
-      const parsed = spec.argsSchema.safeParse(dropNulls(args));
-      if (!parsed.success) {
-        return errorOutcome(`Invalid arguments for ${spec.name}: ${formatIssues(parsed.error)}`, ToolErrorType.invalidParams);
-      }
-      try {
-        return await spec.run(parsed.data, { ...ctx, outputCap: validCap(ctx.outputCap) });
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        return errorOutcome(`${spec.name} failed: ${message}`, ToolErrorType.unhandled);
-      }
+      // Here, not in each tool: whatever a tool returns is logged and sent, so no path around it may exist.
+      return redactOutcome(await runValidated(spec, args, ctx), ctx.secrets);
     },
+  };
+}
+
+async function runValidated<S extends z.ZodType>(spec: ToolSpec<S>, args: unknown, ctx: ToolContext): Promise<ToolOutcome> {
+  const parsed = spec.argsSchema.safeParse(dropNulls(args));
+  if (!parsed.success) {
+    return errorOutcome(`Invalid arguments for ${spec.name}: ${formatIssues(parsed.error)}`, ToolErrorType.invalidParams);
+  }
+  try {
+    return await spec.run(parsed.data, { ...ctx, outputCap: validCap(ctx.outputCap) });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return errorOutcome(`${spec.name} failed: ${message}`, ToolErrorType.unhandled);
+  }
+}
+
+function redactOutcome(outcome: ToolOutcome, secrets: readonly string[] | undefined): ToolOutcome {
+  if (!secrets || secrets.length === 0) return outcome;
+  return {
+    ...outcome,
+    output: redactSecretValues(outcome.output, secrets),
+    ...(outcome.display === undefined ? {} : { display: redactSecretValues(outcome.display, secrets) }),
   };
 }
 

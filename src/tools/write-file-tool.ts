@@ -2,10 +2,11 @@
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { writeFileAtomic } from './atomic-write.js';
-import { ToolErrorType, absolutePath, defineTool, errorOutcome } from './tool.js';
+import { resolveToolPath } from './paths.js';
+import { ToolErrorType, defineTool, errorOutcome, toolPath } from './tool.js';
 
 const WriteFileArgsSchema = z.object({
-  file_path: absolutePath.describe('Absolute path of the file to write.'),
+  file_path: toolPath.describe('Path of the file to write: absolute, or relative to the project root.'),
   content: z.string().describe('The full content to write to the file.'),
 });
 
@@ -14,10 +15,14 @@ export const writeFileTool = defineTool({
   kind: 'edit',
   description: 'Writes content to a file, replacing it if it exists and creating it and its parent directories if not.',
   argsSchema: WriteFileArgsSchema,
-  async run(args) {
-    const path = args.file_path;
+  async run(args, ctx) {
+    const resolved = await resolveToolPath(args.file_path, ctx);
+    if (!resolved.ok) return resolved.outcome;
+    const path = resolved.path;
     const existing = await stat(path).catch(() => undefined);
     if (existing?.isDirectory()) return errorOutcome(`Path is a directory, not a file: ${path}`, ToolErrorType.targetIsDirectory);
+    // Replacing a FIFO or a device node with a regular file is never what the model meant.
+    if (existing && !existing.isFile()) return errorOutcome(`Not a regular file: ${path}; refusing to replace it.`, ToolErrorType.notRegularFile);
     try {
       await writeFileAtomic(path, args.content);
     } catch (error) {

@@ -118,7 +118,7 @@ describe.concurrent('mend against a loopback OpenAI server', { timeout: 60_000 }
     expect(first!.model).toBe('test-model');
     expect(first!.stream).toBe(true);
     expect(first!.messages).toEqual([{ role: 'user', content: 'Please run the two commands' }]);
-    expect(first!.tools?.map((tl) => tl.function.name).sort()).toEqual(['edit', 'list_directory', 'read_file', 'run_shell_command', 'write_file']);
+    expect(first!.tools?.map((tl) => tl.function.name).sort()).toEqual(['edit', 'glob', 'grep_search', 'list_directory', 'read_file', 'run_shell_command', 'write_file']);
 
     expect(second!.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool']);
     const assistant = second!.messages[1]!;

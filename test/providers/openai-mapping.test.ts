@@ -18,6 +18,81 @@ describe('toChatMessages', () => {
     ]);
   });
 
+  it('sends separate user text parts as separate content parts, never glued', () => {
+    expect(toChatMessages([{ role: 'user', parts: [{ text: 'stalled TRAIL6' }, { text: 'new prompt NEW6' }] }])).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'stalled TRAIL6' },
+          { type: 'text', text: 'new prompt NEW6' },
+        ],
+      },
+    ]);
+    // Two user entries in a row (an interrupted prompt, then a new one) merge into one message with two parts.
+    const merged = toChatMessages([
+      { role: 'user', parts: [{ text: 'Line one.' }] },
+      { role: 'user', parts: [{ text: 'Line two.' }] },
+    ]);
+    expect(merged).toEqual([{ role: 'user', content: [{ type: 'text', text: 'Line one.' }, { type: 'text', text: 'Line two.' }] }]);
+  });
+
+  it('joins assistant text parts with a blank line and leaves thoughts out', () => {
+    expect(
+      toChatMessages([
+        { role: 'model', parts: [{ text: 'Step one.' }, { text: 'hidden', thought: true }] },
+        { role: 'model', parts: [{ text: 'Final answer.' }] },
+      ]),
+    ).toEqual([{ role: 'assistant', content: 'Step one.\n\nFinal answer.' }]);
+  });
+
+  it('sends inline images as image_url parts, so an image-only prompt is not dropped', () => {
+    expect(toChatMessages([{ role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }] }])).toEqual([
+      { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] },
+    ]);
+    const mixed = toChatMessages([
+      { role: 'user', parts: [{ text: 'what is this?' }, { inlineData: { mimeType: 'image/jpeg', data: '/9j/4AAQ' } }] },
+    ]);
+    expect(mixed[0]).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'what is this?' },
+        { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/4AAQ' } },
+      ],
+    });
+  });
+
+  it('keeps a short placeholder for parts it cannot send instead of dropping them', () => {
+    const [message] = toChatMessages([
+      {
+        role: 'user',
+        parts: [
+          { inlineData: { mimeType: 'application/pdf', data: 'AAAA' } },
+          { fileData: { mimeType: 'text/plain', fileUri: 'gs://bucket/a.txt' } },
+          { executableCode: { code: 'print(1)' } },
+        ],
+      },
+    ]);
+    expect(message).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: '[attachment of type application/pdf (3 bytes) not sent: this provider accepts images only]' },
+        { type: 'text', text: '[file gs://bucket/a.txt (text/plain) not sent: this provider cannot fetch files]' },
+        { type: 'text', text: '[a executableCode part was not sent: this provider does not support it]' },
+      ],
+    });
+  });
+
+  it('sends a call whose arguments were not valid JSON back with its raw text', () => {
+    const [assistant] = toChatMessages([
+      { role: 'model', parts: [{ functionCall: { id: 'c1', name: 'edit', args: {}, rawArgs: '{"file_path": "/x", "old', argsError: 'Unexpected end' } }] },
+    ]);
+    expect(assistant).toEqual({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'edit', arguments: '{"file_path": "/x", "old' } }],
+    });
+  });
+
   it('raises invalid_history for calls or responses without an id', () => {
     const call = (): unknown => toChatMessages([{ role: 'model', parts: [{ functionCall: { name: 'x', args: {} } }] }]);
     const response = (): unknown => toChatMessages([{ role: 'user', parts: [{ functionResponse: { name: 'x', response: {} } }] }]);

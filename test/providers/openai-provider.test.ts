@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isMendError, type MendError } from '../../src/errors.js';
+import { displayURL } from '../../src/providers/openai-diagnostics.js';
 import { OpenAIProvider } from '../../src/providers/openai-provider.js';
 import { collectResponse, type ModelRequest, type ProviderEvent } from '../../src/providers/provider.js';
 import type { Content } from '../../src/session/records.js';
@@ -143,6 +144,21 @@ describe('OpenAIProvider against a loopback chat-completions server', () => {
     ]);
   });
 
+  it('sends an image-only prompt and separate text parts as content parts', async () => {
+    server = await startChatServer((_req, res) => sendSse(res, [chunkOf({ content: 'a cat' }), chunkOf({}, 'stop')]));
+    const history: Content[] = [
+      { role: 'user', parts: [{ text: 'first prompt' }, { text: 'second prompt' }] },
+      { role: 'model', parts: [{ text: 'ok' }] },
+      { role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }] },
+    ];
+    await drain(provider(server.baseURL).stream({ history, tools: [] }));
+    expect((server.requests[0]?.body as { messages: unknown[] }).messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'first prompt' }, { type: 'text', text: 'second prompt' }] },
+      { role: 'assistant', content: 'ok' },
+      { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] },
+    ]);
+  });
+
   it('maps reasoning deltas to thoughts and skips malformed fields without failing', async () => {
     server = await startChatServer((_req, res) =>
       sendSse(res, [
@@ -247,5 +263,91 @@ describe('OpenAIProvider against a loopback chat-completions server', () => {
     const error = await failure(drain(provider(baseURL).stream({ history: [userText('q')], tools: [] })));
     expect(error.code).toBe('provider_error');
     expect(error.details?.reason).toBe('connection');
+  });
+});
+
+describe('provider errors say what happened and to which server', () => {
+  it('a 200 whose body is neither an event stream nor JSON (an HTML page) names the URL and the content type', async () => {
+    server = await startChatServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html><body>Welcome to nginx!</body></html>');
+    });
+    const error = await failure(drain(provider(server.baseURL).stream({ history: [userText('q')], tools: [] })));
+    expect(error.code).toBe('provider_error');
+    expect(error.message).toBe(
+      `model server at ${server.baseURL} answered HTTP 200 with a body that is neither an event stream nor JSON (content-type: text/html); check the base URL`,
+    );
+    expect(error.details).toMatchObject({ reason: 'bad_response', status: 200, baseURL: server.baseURL });
+  });
+
+  it('accepts a whole JSON completion from a server that ignored stream: true', async () => {
+    server = await startChatServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          id: 'x',
+          object: 'chat.completion',
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: 'Reading.', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"file_path":"a"}' } }] },
+              finish_reason: 'tool_calls',
+            },
+          ],
+          usage: { prompt_tokens: 3, completion_tokens: 4 },
+        }),
+      );
+    });
+    const response = await collectResponse(provider(server.baseURL).stream({ history: [userText('q')], tools: [] }));
+    expect(response).toMatchObject({
+      parts: [{ text: 'Reading.' }, { functionCall: { id: 'c1', name: 'read_file', args: { file_path: 'a' } } }],
+      stopReason: 'tool_use',
+      usage: { inputTokens: 3, outputTokens: 4 },
+      finished: true,
+    });
+  });
+
+  it('a 200 JSON error body is reported with its message and the URL', async () => {
+    server = await startChatServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `quota exceeded for ${KEY}` } }));
+    });
+    const error = await failure(drain(provider(server.baseURL).stream({ history: [userText('q')], tools: [] })));
+    expect(error.message).toBe(`model server at ${server.baseURL} answered HTTP 200 with an error: quota exceeded for [redacted]`);
+  });
+
+  it('a connection cut mid-stream says so, with the URL and how far the stream got', async () => {
+    server = await startChatServer((_req, res) => {
+      startSse(res);
+      sendChunk(res, chunkOf({ content: 'partial' }));
+      setTimeout(() => res.destroy(), 20);
+    });
+    const error = await failure(drain(provider(server.baseURL).stream({ history: [userText('q')], tools: [] })));
+    expect(error.message).toMatch(new RegExp(`^model server at ${server.baseURL.replace(/[.]/g, '\\.')} cut the connection mid-response \\(terminated.*\\) after 1 chunk\\(s\\)$`));
+    expect(error.details?.reason).toBe('connection_lost');
+  });
+
+  it('a stream that ends cleanly without finish_reason names the URL', async () => {
+    server = await startChatServer((_req, res) => {
+      startSse(res);
+      sendChunk(res, chunkOf({ content: 'partial' }));
+      res.end();
+    });
+    const error = await failure(drain(provider(server.baseURL).stream({ history: [userText('q')], tools: [] })));
+    expect(error.message).toBe(`model stream from ${server.baseURL} ended before the response finished (no finish_reason after 1 chunk(s))`);
+  });
+
+  it('connection refused names the URL and the cause, never the key', async () => {
+    const closed = await startChatServer(() => undefined);
+    const baseURL = closed.baseURL;
+    await closed.close();
+    const error = await failure(drain(provider(`${baseURL}?api-key=${KEY}`).stream({ history: [userText('q')], tools: [] })));
+    expect(error.message).toBe(`could not reach the model server at ${baseURL}: connection refused (ECONNREFUSED)`);
+    expect(`${error.message} ${JSON.stringify(error.details)}`).not.toContain('SECRET');
+  });
+
+  it('displayURL drops user info, query and fragment', () => {
+    expect(displayURL('https://user:pw@example.com/v1/?key=abc#x')).toBe('https://example.com/v1');
+    expect(displayURL('not a url')).toBe('(invalid base URL)');
   });
 });

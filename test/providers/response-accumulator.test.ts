@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { ResponseAccumulator, collectResponse, type ProviderEvent } from '../../src/providers/provider.js';
+import {
+  MAX_CALLS_PER_RESPONSE,
+  MAX_TOOL_ARGS_BYTES,
+  OVERSIZED_ARGS_PREFIX_CHARS,
+  ResponseAccumulator,
+  collectResponse,
+  invalidArgsOf,
+  type ProviderEvent,
+} from '../../src/providers/provider.js';
+import type { Part } from '../../src/session/records.js';
+import { invalidArgsMessage } from '../../src/tools/invalid-args.js';
 
 const finish: ProviderEvent = { type: 'finish', stopReason: 'tool_use', usage: { inputTokens: 5, outputTokens: 7 } };
 
@@ -31,7 +41,7 @@ describe('ResponseAccumulator / collectResponse', () => {
     });
   });
 
-  it('turns invalid JSON arguments into {} plus a problem instead of throwing', async () => {
+  it('keeps invalid JSON arguments as raw text on the call part, with the reason, instead of a silent {}', async () => {
     const response = await collectResponse([
       { type: 'tool_call_start', index: 0, id: 'a', name: 'edit' },
       { type: 'tool_call_delta', index: 0, argsDelta: '{"file_path": "/x", "old' },
@@ -40,13 +50,39 @@ describe('ResponseAccumulator / collectResponse', () => {
       finish,
     ]);
     expect(response.parts).toEqual([
-      { functionCall: { id: 'a', name: 'edit', args: {} } },
-      { functionCall: { id: 'b', name: 'edit', args: {} } },
+      { functionCall: { id: 'a', name: 'edit', args: {}, rawArgs: '{"file_path": "/x", "old', argsError: expect.stringContaining('JSON') } },
+      { functionCall: { id: 'b', name: 'edit', args: {}, rawArgs: '[1,2]', argsError: 'arguments are not a JSON object' } },
     ]);
     expect(response.problems).toMatchObject([
       { code: 'invalid_tool_args', index: 0, id: 'a', name: 'edit', raw: '{"file_path": "/x", "old' },
       { code: 'invalid_tool_args', index: 1, id: 'b', reason: 'arguments are not a JSON object' },
     ]);
+    expect(invalidArgsOf(response.parts[1] as Part)).toEqual({ raw: '[1,2]', reason: 'arguments are not a JSON object' });
+    expect(invalidArgsOf({ functionCall: { id: 'c', name: 'edit', args: {} } })).toBeUndefined();
+    expect(invalidArgsOf({ text: 'hi' })).toBeUndefined();
+    // The model is told what was wrong, with its own text, and asked to retry.
+    expect(invalidArgsMessage('edit', invalidArgsOf(response.parts[1] as Part) as { raw: string; reason: string })).toBe(
+      'Your arguments for edit were not valid JSON (arguments are not a JSON object): [1,2]; call it again with a JSON object.',
+    );
+  });
+
+  it('treats an argument text over MAX_TOOL_ARGS_BYTES as invalid and keeps only a prefix and the byte count', async () => {
+    const piece = `{"content":"${'x'.repeat(64 * 1024)}`;
+    const events: ProviderEvent[] = [{ type: 'tool_call_start', index: 0, id: 'big', name: 'write_file' }];
+    let bytes = 0;
+    while (bytes <= MAX_TOOL_ARGS_BYTES) {
+      events.push({ type: 'tool_call_delta', index: 0, argsDelta: piece });
+      bytes += piece.length;
+    }
+    events.push({ type: 'tool_call_delta', index: 0, argsDelta: '"}' }, finish);
+    const response = await collectResponse(events);
+    const invalid = invalidArgsOf(response.parts[0] as Part);
+    expect(invalid?.raw).toHaveLength(OVERSIZED_ARGS_PREFIX_CHARS);
+    expect(invalid?.reason).toBe(`arguments are ${bytes + 2} bytes, over the limit of ${MAX_TOOL_ARGS_BYTES} bytes; only the first ${OVERSIZED_ARGS_PREFIX_CHARS} characters were kept`);
+    expect(JSON.stringify(response).length).toBeLessThan(10_000);
+    expect(MAX_CALLS_PER_RESPONSE).toBeGreaterThan(0);
+    const shown = invalidArgsMessage('write_file', invalid as { raw: string; reason: string });
+    expect(shown).toContain(`[${OVERSIZED_ARGS_PREFIX_CHARS - 1000} more characters]`);
   });
 
   it('reports partial streams, stray deltas, unnamed calls and missing ids as problems', () => {

@@ -35,15 +35,21 @@ describe('read_file', () => {
     expect(tail.output).toBe('[Showing lines 9-10 of 10 total lines.]\nline 8\nline 9\n');
   });
 
-  it('reports an offset past the end, a missing file, a directory and a relative path as errors', async () => {
+  it('reports an offset past the end, a missing file and a directory as errors', async () => {
     const path = join(dir, 'a.txt');
     await writeFile(path, tenLines);
     expect(await readFileTool.execute({ file_path: path, offset: 10 }, context(dir))).toMatchObject({ isError: true, errorType: 'invalid_tool_params' });
     expect(await readFileTool.execute({ file_path: join(dir, 'nope') }, context(dir))).toMatchObject({ isError: true, errorType: 'file_not_found' });
     expect(await readFileTool.execute({ file_path: dir }, context(dir))).toMatchObject({ isError: true, errorType: 'target_is_directory' });
-    const relative = await readFileTool.execute({ file_path: 'a.txt' }, context(dir));
-    expect(relative).toMatchObject({ isError: true, errorType: 'invalid_tool_params' });
-    expect(relative.output).toContain('file_path: must be an absolute path, got "a.txt"');
+  });
+
+  it('reads a path relative to the project root', async () => {
+    await mkdir(join(dir, 'sub'));
+    await writeFile(join(dir, 'sub', 'a.txt'), tenLines);
+    // The session's cwd is elsewhere: relative paths follow the project root, not the cwd.
+    const outcome = await readFileTool.execute({ file_path: 'sub/a.txt' }, context(join(dir, 'sub'), { projectRoot: dir }));
+    expect(outcome).toMatchObject({ isError: false, output: tenLines });
+    expect(await readFileTool.execute({ file_path: './sub/../sub/a.txt' }, context(dir))).toMatchObject({ isError: false, output: tenLines });
   });
 
   it('caps output in bytes and treats null optionals as absent', async () => {
@@ -84,8 +90,9 @@ describe('write_file', () => {
     expect(listing.output).toBe(`Directory listing for ${dir}:\nscript.sh`);
   });
 
-  it('rejects relative paths and directories', async () => {
-    expect(await writeFileTool.execute({ file_path: 'x.txt', content: '' }, context(dir))).toMatchObject({ isError: true, errorType: 'invalid_tool_params' });
+  it('writes relative paths under the project root and rejects directories', async () => {
+    expect(await writeFileTool.execute({ file_path: 'x/y.txt', content: 'rel' }, context(dir))).toMatchObject({ isError: false });
+    expect(await readFile(join(dir, 'x', 'y.txt'), 'utf8')).toBe('rel');
     expect(await writeFileTool.execute({ file_path: dir, content: '' }, context(dir))).toMatchObject({ isError: true, errorType: 'target_is_directory' });
   });
 });
@@ -132,12 +139,13 @@ describe('edit', () => {
     });
   });
 
-  it('reports missing files, no-op edits and relative paths', async () => {
+  it('reports missing files and no-op edits, and edits relative paths', async () => {
     const path = join(dir, 'f.txt');
     expect(await editTool.execute({ file_path: path, old_string: 'a', new_string: 'b' }, context(dir))).toMatchObject({ errorType: 'file_not_found' });
     await writeFile(path, 'a');
     expect(await editTool.execute({ file_path: path, old_string: 'a', new_string: 'a' }, context(dir))).toMatchObject({ errorType: 'edit_no_change' });
-    expect(await editTool.execute({ file_path: 'f.txt', old_string: 'a', new_string: 'b' }, context(dir))).toMatchObject({ errorType: 'invalid_tool_params' });
+    expect(await editTool.execute({ file_path: 'f.txt', old_string: 'a', new_string: 'b' }, context(dir))).toMatchObject({ isError: false });
+    expect(await readFile(path, 'utf8')).toBe('b');
   });
 });
 
@@ -165,10 +173,12 @@ describe('list_directory', () => {
     expect(dirsOnly.output).not.toContain('build.log');
   });
 
-  it('reports empty, missing, non-directory and relative paths', async () => {
+  it('reports empty, missing and non-directory paths, and lists relative ones', async () => {
     expect((await listDirectoryTool.execute({ path: join(dir, 'src') }, context(dir))).output).toBe(`Directory ${join(dir, 'src')} is empty.`);
     expect(await listDirectoryTool.execute({ path: join(dir, 'nope') }, context(dir))).toMatchObject({ isError: true, errorType: 'file_not_found' });
     expect(await listDirectoryTool.execute({ path: join(dir, 'b.txt') }, context(dir))).toMatchObject({ isError: true, errorType: 'path_is_not_a_directory' });
-    expect(await listDirectoryTool.execute({ path: '.' }, context(dir))).toMatchObject({ isError: true, errorType: 'invalid_tool_params' });
+    expect((await listDirectoryTool.execute({ path: '.' }, context(dir))).output).toBe(
+      `Directory listing for ${dir}:\nbuild.log/\nnode_modules/\nsrc/\nREADME.md\na.log\nb.txt`,
+    );
   });
 });

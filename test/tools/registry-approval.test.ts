@@ -8,10 +8,20 @@ import { context } from './helpers.js';
 describe('createToolRegistry', () => {
   it('offers the Qwen Code tool names with JSON-schema declarations', () => {
     const registry = createToolRegistry();
-    expect(registry.names().sort()).toEqual(['edit', 'list_directory', 'read_file', 'run_shell_command', 'write_file']);
+    expect(registry.names().sort()).toEqual(['edit', 'glob', 'grep_search', 'list_directory', 'read_file', 'run_shell_command', 'write_file']);
     expect(registry.get('edit')?.kind).toBe('edit');
     expect(registry.get('run_shell_command')?.kind).toBe('execute');
     expect(registry.get('read_file')?.kind).toBe('read');
+    expect(registry.get('glob')?.kind).toBe('read');
+    expect(registry.get('grep_search')?.kind).toBe('read');
+    expect(registry.declarations().find((d) => d.name === 'grep_search')?.parameters).toMatchObject({
+      required: ['pattern'],
+      properties: { pattern: { type: 'string' }, glob: { type: 'string' }, path: { type: 'string' }, limit: { type: 'integer' } },
+    });
+    expect(registry.declarations().find((d) => d.name === 'glob')?.parameters).toMatchObject({
+      required: ['pattern'],
+      properties: { pattern: { type: 'string' }, path: { type: 'string' } },
+    });
     expect(registry.get('nope')).toBeUndefined();
     const shell = registry.declarations().find((d) => d.name === 'run_shell_command');
     expect(shell?.parameters).toMatchObject({

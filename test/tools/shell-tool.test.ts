@@ -1,3 +1,5 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { shellTool } from '../../src/tools/shell-tool.js';
 import { context, isAlive, killQuietly, makeTempDir, removeDir, waitUntilGone } from './helpers.js';
@@ -89,6 +91,15 @@ describe('run_shell_command', () => {
     expect(outcome.output).toContain('Exit code: 0');
   });
 
+  it('kills what a finished command left running in its group (`cmd &`)', async () => {
+    const outcome = await shellTool.execute({ command: 'sleep 30 & echo started child=$!' }, context(dir));
+    expect(outcome).toMatchObject({ isError: false });
+    expect(outcome.output).toContain('started');
+    const child = pidFrom(outcome.output, 'child');
+    leftovers.push(child);
+    expect(await waitUntilGone(child)).toBe(true);
+  });
+
   it('starts a background command and returns its pid at once', async () => {
     const started = Date.now();
     const outcome = await shellTool.execute({ command: 'sleep 30', is_background: true }, context(dir));
@@ -101,13 +112,15 @@ describe('run_shell_command', () => {
     expect(await waitUntilGone(pid)).toBe(true);
   });
 
-  it('runs in the given absolute directory and rejects a relative one', async () => {
+  it('runs in the given directory, absolute or relative to the project root', async () => {
     const ok = await shellTool.execute({ command: 'pwd', directory: dir }, context('/'));
     expect(ok.output).toContain(`Output: ${dir}`);
-    const relative = await shellTool.execute({ command: 'pwd', directory: 'sub' }, context(dir));
-    expect(relative.isError).toBe(true);
-    expect(relative.errorType).toBe('invalid_tool_params');
-    expect(relative.output).toContain('absolute path');
+    await mkdir(join(dir, 'sub'));
+    const relative = await shellTool.execute({ command: 'pwd', directory: 'sub' }, context('/', { projectRoot: dir }));
+    expect(relative.output).toContain(`Output: ${join(dir, 'sub')}`);
+    // Not confined: the shell may run anywhere the user can.
+    const outside = await shellTool.execute({ command: 'pwd', directory: '/' }, context(dir));
+    expect(outside).toMatchObject({ isError: false });
     const missing = await shellTool.execute({ command: 'pwd', directory: `${dir}/nope` }, context(dir));
     expect(missing.errorType).toBe('file_not_found');
   });
