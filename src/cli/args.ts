@@ -7,6 +7,7 @@ import { MendError } from '../errors.js';
 import type { StdioRunOptions } from '../frontends/shared/run-options.js';
 import { APPROVAL_MODES, type ApprovalMode } from '../stream/approval-modes.js';
 import { exitCodeTableText } from '../stream/exit-codes.js';
+import { DEFAULT_TOOL_ENV_POLICY, parseToolEnvPolicy, type ToolEnvPolicy } from '../tools/tool-env.js';
 
 export type { OutputFormat } from '../frontends/shared/run-options.js';
 export type { ApprovalMode };
@@ -16,6 +17,11 @@ export interface RunOptions extends StdioRunOptions {
   provider: 'openai' | 'scripted' | undefined;
   baseUrl: string | undefined;
   scriptedResponses: string | undefined;
+  /** --add-dir / --include-directories: more directories the file tools may use. */
+  addDirs: string[];
+  toolEnv: ToolEnvPolicy;
+  systemPrompt: string | undefined;
+  appendSystemPrompt: string | undefined;
 }
 
 export type ParsedCommand =
@@ -24,6 +30,19 @@ export type ParsedCommand =
   | { command: 'sessions-list'; json: boolean; debug: boolean }
   | { command: 'help'; text: string }
   | { command: 'version' };
+
+/**
+ * A scalar option given twice takes the LAST value (said in --help). yargs would hand over
+ * an array, and an array slips past checks written for one value: `--approval-mode plan
+ * --approval-mode plan` once lost plan's hard deny. Each value was checked against the
+ * option's choices by yargs already.
+ */
+function last<T>(value: T | T[]): T {
+  return Array.isArray(value) ? (value.at(-1) as T) : value;
+}
+
+/** Options that name a session, a model, a URL or a file: a value that looks like a flag is a mistake or an injection. */
+const VALUE_OPTIONS = ['resume', 'sessionId', 'planId', 'model', 'baseUrl', 'scriptedResponses'] as const;
 
 function splitList(values: unknown): string[] {
   const list = Array.isArray(values) ? values : values === undefined ? [] : [values];
@@ -65,6 +84,15 @@ function build(argv: string[]) {
     .option('provider', { choices: ['openai', 'scripted'] as const })
     .option('base-url', { type: 'string' })
     .option('scripted-responses', { type: 'string', describe: 'JSON file of scripted model responses' })
+    .option('add-dir', {
+      alias: 'include-directories',
+      type: 'string',
+      array: true,
+      describe: 'another directory the file tools may use besides the project root (repeatable; a,b)',
+    })
+    .option('tool-env', { type: 'string', describe: 'environment of tool commands: scrub (default: no credentials or *_KEY/*_TOKEN/*_SECRET/*PASSWORD*), inherit, or allow:A,B' })
+    .option('system-prompt', { type: 'string', describe: 'replace the built-in system prompt' })
+    .option('append-system-prompt', { type: 'string', describe: 'append text to the system prompt' })
     .option('permission-timeout', { type: 'number', default: 60_000, describe: 'ms to wait for a host approval' })
     .option('debug', { type: 'boolean', default: false, describe: 'diagnostics to stderr' })
     .option('channel', { type: 'string', hidden: true })
@@ -72,7 +100,7 @@ function build(argv: string[]) {
     .option('help', { alias: 'h', type: 'boolean', describe: 'show help' })
     .option('version', { alias: 'v', type: 'boolean', describe: 'show version' })
     .epilogue(
-      `${exitCodeTableText()}\n\nEnvironment: MEND_HOME (default ~/.mend), OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL.`,
+      `An option given twice takes its last value; list options (--allowed-tools, --add-dir) accumulate.\n\n${exitCodeTableText()}\n\nEnvironment: MEND_HOME (default ~/.mend), OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL.`,
     )
     .strict()
     .exitProcess(false)
@@ -93,31 +121,35 @@ export async function parseArgs(argv: string[]): Promise<ParsedCommand> {
   if (first === 'sessions') return { command: 'sessions-list', json: a.json === true, debug: a.debug };
   if (a._.length > 0) throw new MendError('usage', `unexpected argument: ${String(first)}`);
 
-  const prompt = a.prompt;
+  const prompt = last(a.prompt);
   const options: RunOptions = {
     prompt: prompt === '-' ? undefined : prompt,
     promptFromStdin: prompt === '-',
-    continue: a.continue,
-    resume: a.resume,
-    sessionId: a['session-id'],
-    forkSession: a['fork-session'],
-    outputFormat: a['output-format'],
-    inputFormat: a['input-format'],
-    includePartialMessages: a['include-partial-messages'],
-    continueInterrupted: a['continue-interrupted'],
-    planId: a['plan-id'],
-    autoContinue: a['auto-continue'],
-    acceptDegraded: a['accept-degraded'],
-    approvalMode: a['approval-mode'],
+    continue: last(last(a.continue)),
+    resume: last(last(a.resume)),
+    sessionId: last(last(a['session-id'])),
+    forkSession: last(last(a['fork-session'])),
+    outputFormat: last(last(a['output-format'])),
+    inputFormat: last(last(a['input-format'])),
+    includePartialMessages: last(last(a['include-partial-messages'])),
+    continueInterrupted: last(last(a['continue-interrupted'])),
+    planId: last(last(a['plan-id'])),
+    autoContinue: last(last(a['auto-continue'])),
+    acceptDegraded: last(last(a['accept-degraded'])),
+    approvalMode: last(last(a['approval-mode'])),
     allowedTools: splitList(a['allowed-tools']),
-    maxTurns: a['max-turns'],
-    model: a.model,
-    provider: a.provider,
-    baseUrl: a['base-url'],
-    scriptedResponses: a['scripted-responses'],
-    debug: a.debug,
+    maxTurns: last(last(a['max-turns'])),
+    model: last(last(a.model)),
+    provider: last(last(a.provider)),
+    baseUrl: last(last(a['base-url'])),
+    scriptedResponses: last(last(a['scripted-responses'])),
+    debug: last(last(a.debug)),
     ignoredFlags: [a.channel !== undefined ? `--channel=${a.channel}` : '', a.verbose ? '--verbose' : ''].filter(Boolean),
-    permissionTimeoutMs: a['permission-timeout'],
+    permissionTimeoutMs: last(last(a['permission-timeout'])),
+    addDirs: splitList(a['add-dir']),
+    toolEnv: toolEnvOf(last(a['tool-env'])),
+    systemPrompt: last(last(a['system-prompt'])),
+    appendSystemPrompt: last(last(a['append-system-prompt'])),
   };
   validateRunOptions(options);
   return { command: 'run', options };
@@ -125,7 +157,22 @@ export async function parseArgs(argv: string[]): Promise<ParsedCommand> {
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+function toolEnvOf(value: string | undefined): ToolEnvPolicy {
+  if (value === undefined) return DEFAULT_TOOL_ENV_POLICY;
+  const parsed = parseToolEnvPolicy(value);
+  if (!parsed.ok) throw new MendError('usage', `--tool-env: ${parsed.error}`);
+  return parsed.policy;
+}
+
 function validateRunOptions(o: RunOptions): void {
+  for (const key of VALUE_OPTIONS) {
+    const value = o[key];
+    if (value === undefined) continue;
+    const flag = `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    // An empty --resume is refused where every --resume value is judged (invalid_resume_target).
+    if (value.trim() === '' && key !== 'resume') throw new MendError('usage', `${flag} needs a value`);
+    if (value.startsWith('-')) throw new MendError('usage', `${flag} got ${JSON.stringify(value)}, which looks like a flag (session ids, model names, URLs and paths never start with '-')`);
+  }
   const selectors = [o.continue, o.resume !== undefined, o.sessionId !== undefined].filter(Boolean).length;
   if (selectors > 1) throw new MendError('usage', '--continue, --resume and --session-id are mutually exclusive');
   if (o.forkSession && !o.continue && o.resume === undefined) {

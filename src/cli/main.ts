@@ -6,12 +6,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { realpathSync } from 'node:fs';
-import { homedir, hostname } from 'node:os';
-import { join } from 'node:path';
+import { homedir, hostname, platform } from 'node:os';
+import { join, resolve } from 'node:path';
 import { errorCodeOf, errorMessageOf } from '../errors.js';
 import type { HostEnv } from '../runtime/host-env.js';
 import type { RuntimeDeps } from '../runtime/session-runtime.js';
-import { TOOL_NAMES } from '../runtime/tool-port.js';
+import { TOOL_NAMES, toolDeclarations } from '../runtime/tool-port.js';
+import { buildSystemPrompt } from '../engine/system-prompt.js';
+import { toolSessionContext } from '../tools/tool-context.js';
+import { DEFAULT_TOOL_ENV_POLICY } from '../tools/tool-env.js';
 import { JsonlSessionStore } from '../store/jsonl/jsonl-store.js';
 import type { SessionStore } from '../store/session-store.js';
 import { ExitCode, exitCodeFor } from '../stream/exit-codes.js';
@@ -67,6 +70,9 @@ function reportEarlyError(io: MainIo, argv: string[], code: string, message: str
   return exitCodeFor(code);
 }
 
+/** Variables mend reads its own credentials from: never passed to a tool, redacted from tool output. */
+export const CREDENTIAL_VARIABLES = ['OPENAI_API_KEY', 'MEND_SERVER_TOKEN'] as const;
+
 function providerEnv(env: NodeJS.ProcessEnv): ProviderEnv {
   return {
     OPENAI_API_KEY: env['OPENAI_API_KEY'],
@@ -91,15 +97,35 @@ export interface Composition {
 }
 
 /** Everything a runtime needs, from the process's environment and the parsed options. */
-export function compose(io: MainIo, options: Pick<RunOptions, 'provider' | 'scriptedResponses' | 'baseUrl'>, signal?: AbortSignal): Composition {
+export type ComposeOptions = Pick<RunOptions, 'provider' | 'scriptedResponses' | 'baseUrl'> & Partial<Pick<RunOptions, 'addDirs' | 'toolEnv'>>;
+
+export function compose(io: MainIo, options: ComposeOptions, signal?: AbortSignal): Composition {
   const home = io.env['MEND_HOME'] || join(homedir(), '.mend');
   const faultHook = faultHookFromEnv(io.env['MEND_FAULT'], (msg) => io.stderr.write(`mend[fault]: ${msg}\n`));
   const now = () => new Date().toISOString();
   const store = new JsonlSessionStore({ home, faultHook, now });
   const env = providerEnv(io.env);
+  const projectRoot = projectRootOf(io.cwd);
+  const toolSession = toolSessionContext({
+    projectRoot,
+    addDirs: (options.addDirs ?? []).map((dir) => resolve(io.cwd, dir)),
+    policy: options.toolEnv ?? DEFAULT_TOOL_ENV_POLICY,
+    parentEnv: io.env,
+    credentialNames: CREDENTIAL_VARIABLES,
+  });
   const runtime: RuntimeDeps = {
     store,
-    scope: { projectRoot: projectRootOf(io.cwd), cwd: io.cwd },
+    scope: { projectRoot, cwd: io.cwd },
+    toolSession,
+    baseSystemPrompt: () =>
+      buildSystemPrompt({
+        projectRoot,
+        extraRoots: toolSession.roots,
+        platform: platform(),
+        date: new Date(),
+        tools: toolDeclarations(),
+        mendVersion: MEND_VERSION,
+      }),
     identity: { host: hostname(), pid: io.pid },
     cwd: io.cwd,
     version: MEND_VERSION,
@@ -148,6 +174,10 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
   process.on('SIGTERM', onSigterm);
   try {
     const { runtime } = compose(io, options, controller.signal);
+    // Credentials are read once (compose keeps what it needs), then leave the process's
+    // environment, so no child inherits them. A tool could still read the start-up block
+    // at /proc/<mend pid>/environ; tool output is redacted of these values for that reason.
+    if (io.env === process.env) for (const name of CREDENTIAL_VARIABLES) delete process.env[name];
     const host: HostEnv = {
       stdin: io.stdin as HostEnv['stdin'],
       stdout: io.stdout as HostEnv['stdout'],

@@ -11,7 +11,8 @@ import type { SessionRecoveryPlan } from '../recovery/plan-types.js';
 import { toRecoveryDebugPayload } from '../recovery/debug-payload.js';
 import { validateProviderHistory } from '../recovery/validate-history.js';
 import { MendError, errorCodeOf, errorMessageOf, isMendError } from '../errors.js';
-import { ResponseAccumulator, type ModelProvider, type ProviderEvent, type ToolDeclaration } from '../providers/provider.js';
+import { MAX_CALLS_PER_RESPONSE, ResponseAccumulator, invalidArgsOf, type ModelProvider, type ProviderEvent, type ToolDeclaration } from '../providers/provider.js';
+import { invalidArgsMessage } from '../tools/invalid-args.js';
 import type { ChatRecord, Content, Part, TurnAbortReason } from '../session/records.js';
 import type { EngineEvent, PermissionDenial, ToolCallInfo, ToolCallStatus, TurnOutcome } from './engine-events.js';
 import { capTextParts } from './record-caps.js';
@@ -46,6 +47,8 @@ export interface AgentSessionDeps {
   provider: () => Promise<ModelProvider>;
   tools: ToolPort;
   approve: ApprovalGate;
+  /** The system prompt of each model request (read per request: a host may change it). */
+  systemPrompt?: () => string | undefined;
   emit: (event: EngineEvent) => void;
   newId: () => string;
   now: () => string;
@@ -152,7 +155,9 @@ export class AgentSession {
         let streamError: unknown;
         let started = false;
         try {
-          for await (const event of provider.stream({ history: this.history, tools: this.deps.tools.declarations(), signal: opts.signal })) {
+          const systemPrompt = this.deps.systemPrompt?.();
+          const request = { history: this.history, tools: this.deps.tools.declarations(), signal: opts.signal, ...(systemPrompt ? { systemPrompt } : {}) };
+          for await (const event of provider.stream(request)) {
             acc.push(event);
             if (!started) {
               started = true;
@@ -216,6 +221,18 @@ export class AgentSession {
               results.push(await this.recordResult({ id: rest.id ?? '', name: rest.name, args: rest.args ?? {} }, NOT_STARTED_MESSAGE, true, 'cancelled', undefined, 'not_started'));
             }
             break;
+          }
+          // Calls past the cap, and calls whose arguments were not JSON, never run: the model
+          // reads why in their results and can try again.
+          if (i >= MAX_CALLS_PER_RESPONSE) {
+            const message = `Not run: a response may request at most ${MAX_CALLS_PER_RESPONSE} tool calls; this was call ${i + 1} of ${calls.length}. Request fewer at a time.`;
+            results.push(await this.recordResult(call, message, true, 'error'));
+            continue;
+          }
+          const invalid = invalidArgsOf({ functionCall: fc });
+          if (invalid) {
+            results.push(await this.recordResult(call, invalidArgsMessage(call.name, invalid), true, 'error'));
+            continue;
           }
           const decision = await this.deps.approve(call, opts.signal);
           if (!decision.allow) {

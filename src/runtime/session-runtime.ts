@@ -29,6 +29,7 @@ import { REFUSAL_MESSAGES, decideRecoveryAction, type Decision, type RunIntent }
 import { forkInto } from './fork-session.js';
 import { approvalGate, createToolPort, type AskHost } from './tool-port.js';
 import { TurnQueue } from './turn-queue.js';
+import type { ToolSessionContext } from '../tools/tool-context.js';
 
 export interface RuntimeSettings {
   model: string | undefined;
@@ -37,6 +38,10 @@ export interface RuntimeSettings {
   maxTurns: number;
   allowAutoContinue: boolean;
   acceptDegraded: boolean;
+  /** Replaces the built-in system prompt (--system-prompt, a host's initialize). */
+  systemPrompt?: string | undefined;
+  /** Appended to the system prompt after a blank line (--append-system-prompt). */
+  appendSystemPrompt?: string | undefined;
 }
 
 export interface RuntimeDeps {
@@ -51,6 +56,10 @@ export interface RuntimeDeps {
   /** A lazy provider for a model name: settings are checked only when a model call is needed. */
   provider: (model: string | undefined) => () => Promise<ModelProvider>;
   tools?: ToolPort;
+  /** The project boundary, the tools' environment and the secrets to redact. */
+  toolSession?: ToolSessionContext;
+  /** The built-in system prompt (src/engine/system-prompt.ts), built by the composition root. */
+  baseSystemPrompt?: () => string;
   /** Process-wide stop (a signal): aborts the running turn with its reason and ends the queue. */
   signal?: AbortSignal;
 }
@@ -357,7 +366,8 @@ export class SessionRuntime {
       builder,
       sink: lease,
       provider: this.deps.provider(this.settings.model),
-      tools: this.deps.tools ?? createToolPort(this.deps.cwd),
+      tools: this.deps.tools ?? createToolPort(this.deps.cwd, this.deps.toolSession),
+      systemPrompt: () => this.systemPrompt(),
       approve: async (call, signal) => {
         this.emit({ type: 'tool_approval_requested', call });
         return gate(call, signal);
@@ -372,6 +382,14 @@ export class SessionRuntime {
   }
 
   private agentBuilder: RecordBuilder | null = null;
+
+  /** The system prompt sent with every request: the host's replacement or the built-in one, plus any addition. */
+  systemPrompt(): string | undefined {
+    const base = this.settings.systemPrompt ?? this.deps.baseSystemPrompt?.();
+    const extra = this.settings.appendSystemPrompt;
+    if (!extra) return base;
+    return base ? `${base}\n\n${extra}` : extra;
+  }
 
   /** Checks the model settings now (before anything is written): a configuration error comes first. */
   async checkProvider(): Promise<void> {

@@ -6,7 +6,9 @@
 import type { ApprovalDecision, ApprovalGate, ToolPort } from '../engine/agent-session.js';
 import { decideApproval } from '../tools/approval.js';
 import { createToolRegistry } from '../tools/registry.js';
+import type { ToolDeclaration } from '../providers/provider.js';
 import { DEFAULT_OUTPUT_CAP } from '../tools/tool.js';
+import type { ToolSessionContext } from '../tools/tool-context.js';
 import type { ApprovalMode } from '../stream/approval-modes.js';
 
 export interface ApprovalSettings {
@@ -16,14 +18,20 @@ export interface ApprovalSettings {
 
 const registry = createToolRegistry();
 export const TOOL_NAMES: readonly string[] = registry.names();
+export const toolDeclarations = (): ToolDeclaration[] => registry.declarations();
 
-export function createToolPort(cwd: string, outputCap = DEFAULT_OUTPUT_CAP): ToolPort {
+/**
+ * The built-in tools for one session. `session` carries the project boundary (root and
+ * added directories), the tools' environment and the secret values to redact; without
+ * it tools are confined to `cwd` and shell commands get a scrubbed environment.
+ */
+export function createToolPort(cwd: string, session?: ToolSessionContext, outputCap = DEFAULT_OUTPUT_CAP): ToolPort {
   return {
     declarations: () => registry.declarations(),
     async run(call, signal) {
       const tool = registry.get(call.name);
       if (!tool) return { output: `Unknown tool ${JSON.stringify(call.name)}. Available tools: ${TOOL_NAMES.join(', ')}`, isError: true };
-      const outcome = await tool.execute(call.args, { cwd, signal, outputCap });
+      const outcome = await tool.execute(call.args, { cwd, signal, outputCap, ...session });
       return { output: outcome.output, isError: outcome.isError, ...(outcome.display !== undefined ? { display: outcome.display } : {}) };
     },
   };

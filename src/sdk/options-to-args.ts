@@ -9,18 +9,29 @@ import type { Options } from './types.js';
 
 export const STREAM_JSON_ARGS: readonly string[] = ['--input-format', 'stream-json', '--output-format', 'stream-json'];
 
+/**
+ * Every value travels as ONE argument `--flag=value`, so no value can become a flag of
+ * its own (`model: '--approval-mode=yolo'` once started mend in yolo); the CLI refuses
+ * flag-like values for options that name things.
+ */
 export function optionsToArgs(o: Options): string[] {
   const args = [...STREAM_JSON_ARGS];
+  const value = (flag: string, v: string | undefined): void => {
+    if (v !== undefined) args.push(`--${flag}=${v}`);
+  };
   if (o.continue) args.push('--continue');
-  if (o.resume !== undefined) args.push('--resume', o.resume);
+  value('resume', o.resume);
   if (o.forkSession) args.push('--fork-session');
-  if (o.sessionId !== undefined) args.push('--session-id', o.sessionId);
-  if (o.model !== undefined) args.push('--model', o.model);
-  if (o.provider !== undefined) args.push('--provider', o.provider);
-  if (o.baseUrl !== undefined) args.push('--base-url', o.baseUrl);
-  if (o.scriptedResponses !== undefined) args.push('--scripted-responses', o.scriptedResponses);
-  if (o.approvalMode !== undefined) args.push('--approval-mode', o.approvalMode);
-  if (o.allowedTools !== undefined && o.allowedTools.length > 0) args.push(`--allowed-tools=${o.allowedTools.join(',')}`);
+  value('session-id', o.sessionId);
+  value('model', o.model);
+  value('provider', o.provider);
+  value('base-url', o.baseUrl);
+  value('scripted-responses', o.scriptedResponses);
+  value('approval-mode', o.approvalMode);
+  if (o.allowedTools !== undefined && o.allowedTools.length > 0) value('allowed-tools', o.allowedTools.join(','));
+  for (const dir of o.addDirs ?? []) value('add-dir', dir);
+  value('system-prompt', o.systemPrompt);
+  value('append-system-prompt', o.appendSystemPrompt);
   if (o.includePartialMessages) args.push('--include-partial-messages');
   if (o.allowAutoContinue) args.push('--auto-continue');
   if (o.extraArgs) args.push(...o.extraArgs);

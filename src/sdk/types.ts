@@ -87,6 +87,12 @@ export interface Options {
   env?: Record<string, string | undefined>;
   approvalMode?: PermissionMode;
   allowedTools?: string[];
+  /** More directories the file tools may use besides the project root (`--add-dir`). */
+  addDirs?: string[];
+  /** Replaces the built-in system prompt (`--system-prompt`). */
+  systemPrompt?: string;
+  /** Appended to the system prompt (`--append-system-prompt`). */
+  appendSystemPrompt?: string;
   /** When given, the SDK sends `initialize` first and the CLI asks the host before running tools that need approval. */
   canUseTool?: CanUseTool;
   includePartialMessages?: boolean;

@@ -117,11 +117,19 @@ describe.concurrent('mend against a loopback OpenAI server', { timeout: 60_000 }
     expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${API_KEY}`);
     expect(first!.model).toBe('test-model');
     expect(first!.stream).toBe(true);
-    expect(first!.messages).toEqual([{ role: 'user', content: 'Please run the two commands' }]);
+    // The system prompt comes first: the project root, the platform, the date, the boundary and the crash rule.
+    const system = first!.messages[0] as { role: string; content: string };
+    expect(system.role).toBe('system');
+    expect(system.content).toContain(`Project root: ${sb.cwd}`);
+    expect(system.content).toContain(`Platform: ${process.platform}`);
+    expect(system.content).toMatch(/Date: \d{4}-\d{2}-\d{2}/);
+    expect(system.content).toContain('never run again automatically');
+    expect(system.content).toContain('run_shell_command is not confined');
+    expect(first!.messages.slice(1)).toEqual([{ role: 'user', content: 'Please run the two commands' }]);
     expect(first!.tools?.map((tl) => tl.function.name).sort()).toEqual(['edit', 'glob', 'grep_search', 'list_directory', 'read_file', 'run_shell_command', 'write_file']);
 
-    expect(second!.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool']);
-    const assistant = second!.messages[1]!;
+    expect(second!.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'tool']);
+    const assistant = second!.messages[2]!;
     expect(assistant.tool_calls?.map((c) => [c.id, c.function.name, JSON.parse(c.function.arguments)])).toEqual([
       ['call_rt_1', 'run_shell_command', { command: 'echo round-trip-one' }],
       ['call_rt_2', 'run_shell_command', { command: 'echo round-trip-two' }],
@@ -180,7 +188,7 @@ describe.concurrent('mend against a loopback OpenAI server', { timeout: 60_000 }
     expect(server.requests).toHaveLength(2);
     const body = server.requests[1]!.body;
     expect(countInMessages(body, PROMPT)).toBe(1);
-    expect(body.messages).toEqual([{ role: 'user', content: PROMPT }]);
+    expect(body.messages.filter((m) => m.role !== 'system')).toEqual([{ role: 'user', content: PROMPT }]);
 
     // The prompt is on disk once too: the continuation never writes it again.
     const records = readLog(log!);
@@ -280,7 +288,7 @@ describe.concurrent('mend against a loopback OpenAI server', { timeout: 60_000 }
       repairs: [],
       session_id: id,
     });
-    expect(server.requests[0]!.body.messages).toEqual([
+    expect(server.requests[0]!.body.messages.filter((m) => m.role !== 'system')).toEqual([
       { role: 'user', content: 'first question' },
       { role: 'assistant', content: 'first answer' },
       { role: 'user', content: 'second question' },

@@ -37,7 +37,7 @@ describe('ProcessTransport', () => {
       expect(error).toBeUndefined();
       expect(messages[0]).toEqual({
         type: 'argv',
-        argv: ['--input-format', 'stream-json', '--output-format', 'stream-json', '--model', 'm1'],
+        argv: ['--input-format', 'stream-json', '--output-format', 'stream-json', '--model=m1'],
         cwd,
         foo: 'bar',
         gone: null,
@@ -144,19 +144,29 @@ describe('options', () => {
         scriptedResponses: '/s.json',
         approvalMode: 'auto-edit',
         allowedTools: ['read_file', 'edit'],
+        addDirs: ['/a', 'b'],
+        systemPrompt: 'Be terse.',
+        appendSystemPrompt: '-- end --',
         includePartialMessages: true,
         allowAutoContinue: true,
         extraArgs: ['--max-turns', '3'],
       }),
     ).toEqual([
       '--input-format', 'stream-json', '--output-format', 'stream-json',
-      '--resume', 'abc.jsonl', '--fork-session', '--model', 'm', '--provider', 'scripted', '--base-url', 'http://x',
-      '--scripted-responses', '/s.json', '--approval-mode', 'auto-edit', '--allowed-tools=read_file,edit',
+      '--resume=abc.jsonl', '--fork-session', '--model=m', '--provider=scripted', '--base-url=http://x',
+      '--scripted-responses=/s.json', '--approval-mode=auto-edit', '--allowed-tools=read_file,edit',
+      '--add-dir=/a', '--add-dir=b', '--system-prompt=Be terse.', '--append-system-prompt=-- end --',
       '--include-partial-messages', '--auto-continue', '--max-turns', '3',
     ]);
     expect(optionsToArgs({ continue: true, sessionId: 'x' })).toEqual([
-      '--input-format', 'stream-json', '--output-format', 'stream-json', '--continue', '--session-id', 'x',
+      '--input-format', 'stream-json', '--output-format', 'stream-json', '--continue', '--session-id=x',
     ]);
+  });
+
+  it('no option value can become a flag: every value is one --flag=value argument', () => {
+    const args = optionsToArgs({ model: '--approval-mode=yolo', baseUrl: '--approval-mode=yolo' });
+    expect(args.filter((a) => a.startsWith('--approval-mode'))).toEqual([]);
+    expect(args).toContain('--model=--approval-mode=yolo');
   });
 
   it("defaults to this package's bin/mend.js", () => {

@@ -30,4 +30,6 @@ export interface StdioRunOptions {
   /** Flags accepted for compatibility that mean nothing here (debug-noted). */
   ignoredFlags: string[];
   permissionTimeoutMs: number;
+  systemPrompt: string | undefined;
+  appendSystemPrompt: string | undefined;
 }

@@ -49,6 +49,8 @@ export function openRequestFor(o: StdioRunOptions, access: OpenRequest['access']
       maxTurns: o.maxTurns,
       allowAutoContinue: o.autoContinue,
       acceptDegraded: o.acceptDegraded,
+      systemPrompt: o.systemPrompt,
+      appendSystemPrompt: o.appendSystemPrompt,
     },
   };
 }
