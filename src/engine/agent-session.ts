@@ -35,7 +35,8 @@ export interface ToolPort {
   run(call: ToolCall, signal: AbortSignal): Promise<ToolRunOutcome>;
 }
 
-export type ApprovalDecision = { allow: true; args?: Record<string, unknown> } | { allow: false; message: string };
+/** `interrupt`: the host denied and asked to stop the whole turn (Claude's deny with interrupt). */
+export type ApprovalDecision = { allow: true; args?: Record<string, unknown> } | { allow: false; message: string; interrupt?: boolean };
 export type ApprovalGate = (call: ToolCall, signal: AbortSignal) => Promise<ApprovalDecision>;
 
 export interface AgentSessionDeps {

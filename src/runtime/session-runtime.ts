@@ -370,7 +370,10 @@ export class SessionRuntime {
       systemPrompt: () => this.systemPrompt(),
       approve: async (call, signal) => {
         this.emit({ type: 'tool_approval_requested', call });
-        return gate(call, signal);
+        const decision = await gate(call, signal);
+        // A deny that asks to stop the turn: the engine records the denial, then the abort.
+        if (!decision.allow && decision.interrupt) this.queue.interrupt('interrupt');
+        return decision;
       },
       emit: (event) => this.emit(event),
       newId: this.deps.newId,

@@ -6,6 +6,8 @@
  * aborts it and marks every later job as stopped (each still settles).
  */
 interface Job {
+  /** Set by an interrupt that arrived before the job started: it starts aborted. */
+  interrupted?: string;
   run: (stopped: boolean) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
@@ -44,9 +46,18 @@ export class TurnQueue {
     return settled;
   }
 
+  /**
+   * Aborts the running job; with none running, the next queued one (a host that sent a
+   * prompt and at once an interrupt means that prompt, even if it has not started yet).
+   */
   interrupt(reason: string): boolean {
-    if (!this.running) return false;
-    this.running.abort(reason);
+    if (this.running) {
+      this.running.abort(reason);
+      return true;
+    }
+    const next = this.jobs[0];
+    if (!next) return false;
+    next.interrupted = reason;
     return true;
   }
 
@@ -60,6 +71,7 @@ export class TurnQueue {
     for (let job = this.jobs.shift(); job; job = this.jobs.shift()) {
       const controller = new AbortController();
       if (this.stop?.aborted) controller.abort(this.stop.reason);
+      else if (job.interrupted !== undefined) controller.abort(job.interrupted);
       this.running = controller;
       let result: { ok: true; value: unknown } | { ok: false; error: unknown };
       try {

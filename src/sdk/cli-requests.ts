@@ -50,11 +50,18 @@ export class CliRequestHandler {
     if (!this.canUseTool) return this.answer(id, { response: { behavior: 'deny', message: 'the host has no canUseTool callback' } });
     const controller = new AbortController();
     this.inFlight.set(id, controller);
+    // A callback that ignores its signal must not hold the query open: a cancel, an
+    // interrupt or close settles the request at once, whatever the callback does later.
+    const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
+    aborted.catch(() => {});
     try {
-      const decision = await this.canUseTool(String(request['tool_name']), record(request['input']) ?? {}, {
-        toolUseId: String(request['tool_use_id']),
-        signal: controller.signal,
-      });
+      const decision = await Promise.race([
+        this.canUseTool(String(request['tool_name']), record(request['input']) ?? {}, {
+          toolUseId: String(request['tool_use_id']),
+          signal: controller.signal,
+        }),
+        aborted,
+      ]);
       if (controller.signal.aborted) return;
       if (!PermissionResultSchema.safeParse(decision).success) {
         return await this.answer(id, { error: 'canUseTool returned neither allow nor deny', code: 'invalid_permission_result' });

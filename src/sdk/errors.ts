@@ -55,3 +55,21 @@ export class MendAbortError extends MendSdkError {
 export function isMendProcessError(value: unknown): value is MendProcessError {
   return value instanceof MendProcessError;
 }
+
+/**
+ * The CLI ended the run with an error result and then exited non-zero: the result's
+ * stable code (`session_locked`, `usage`, `provider_error`…) and, for a locked
+ * session, who holds it. Thrown instead of a bare "exited with code N".
+ */
+export class MendCliError extends MendSdkError {
+  constructor(
+    code: string,
+    message: string,
+    readonly exitCode: number | null,
+    readonly holder: { host?: string; pid?: number | null; since?: string } | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(code, message, options);
+    this.name = 'MendCliError';
+  }
+}

@@ -169,6 +169,12 @@ export class ProcessTransport implements Transport {
 
   private onLines(lines: FramedLine[]): void {
     for (const framed of lines) {
+      if (!framed.ok && framed.code === 'line_too_long') {
+        // A lost protocol line breaks the conversation's state (a result, a tool call): fail loudly.
+        this.queue.fail(new MendSdkError('line_too_long', `stdout line ${framed.line} is over the SDK's ${this.limits.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES}-byte cap and was dropped`));
+        void this.close();
+        return;
+      }
       if (!framed.ok) this.protocolError(`stdout line ${framed.line}: ${framed.message}`);
       else if (!isInboundMessage(framed.value)) this.protocolError(`stdout line ${framed.line}: not a JSON object with a "type"`);
       else this.queue.push(checkMessage(framed.value));

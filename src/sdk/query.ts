@@ -14,7 +14,7 @@ import {
 import { RecoverySummarySchema, type RecoverySummary } from '../stream/messages.js';
 import { AsyncQueue } from './async-queue.js';
 import { CliRequestHandler, type ControlAnswer } from './cli-requests.js';
-import { MendAbortError, MendControlError, MendSdkError } from './errors.js';
+import { MendAbortError, MendCliError, MendControlError, MendProcessError, MendSdkError } from './errors.js';
 import type { Transport } from './process-transport.js';
 import type {
   CanUseTool,
@@ -34,7 +34,11 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
+const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
+
 export interface QueryConfig {
+  /** How long to wait for the CLI's init line before failing with `startup_timeout` (default 30 s). */
+  startupTimeoutMs?: number | undefined;
   prompt?: Prompt;
   canUseTool?: CanUseTool | undefined;
   abortSignal?: AbortSignal | undefined;
@@ -67,6 +71,8 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
   private closePromise: Promise<void> | null = null;
   private abortError: MendAbortError | null = null;
   private promptError: { value: unknown } | null = null;
+  private lastErrorResult: { code: string; message: string; holder: { host?: string; pid?: number | null; since?: string } | undefined } | undefined;
+  private startupTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly transport: Transport,
@@ -98,6 +104,14 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
       throw error;
     }
     void this.pump();
+    // A CLI that prints garbage (or nothing) and stays alive must not hang the host.
+    const startupMs = this.config.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
+    this.startupTimer = setTimeout(() => {
+      if (this.initMessage || this.finished) return;
+      this.promptError ??= { value: new MendSdkError('startup_timeout', `the mend CLI printed no init line within ${startupMs} ms`) };
+      void this.close();
+    }, startupMs);
+    this.startupTimer.unref?.();
     if (this.config.canUseTool) this.request({ subtype: 'initialize' }).catch(noop);
     void this.streamPrompt();
   }
@@ -121,6 +135,7 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
       return;
     }
     if (m.type === 'system' && m['subtype'] === 'init') {
+      clearTimeout(this.startupTimer);
       this.initMessage = m as SDKInitMessage;
       if (m['resumed'] !== true) this.resolveRecovery(null);
     } else if (m.type === 'system' && m['subtype'] === 'recovery') {
@@ -130,6 +145,16 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
       this.resolveRecovery(null);
     }
     this.output.push(m as SDKMessage);
+    if (m.type === 'result' && m['is_error'] === true) {
+      const e = record(m['error']);
+      if (e && typeof e['code'] === 'string') {
+        this.lastErrorResult = {
+          code: e['code'],
+          message: String(e['message'] ?? ''),
+          holder: record(e['holder']) as { host?: string; pid?: number | null; since?: string } | undefined,
+        };
+      }
+    }
     if (m.type === 'result') {
       this.resultsSeen += 1;
       this.maybeEndInput();
@@ -174,7 +199,8 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
   private finish(error: unknown): void {
     if (this.finished) return;
     this.finished = true;
-    const failure = this.abortError ?? this.promptError?.value ?? error;
+    clearTimeout(this.startupTimer);
+    const failure = this.abortError ?? this.promptError?.value ?? this.explain(error);
     if (failure) this.output.fail(failure);
     else this.output.end();
     const why = failure ?? new MendSdkError('process_exited', 'the mend CLI exited');
@@ -189,6 +215,18 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
         this.initMessage ? new MendSdkError('no_recovery_line', 'the CLI ended before printing the recovery line', { cause: why }) : failure ?? new MendSdkError('exited_before_init', 'the mend CLI exited before init'),
       );
     }
+  }
+
+  /** A process failure told in the CLI's own words (its last error result), or a silent exit as an error. */
+  private explain(error: unknown): unknown {
+    const last = this.lastErrorResult;
+    if (error instanceof MendProcessError && last) {
+      return new MendCliError(last.code, last.message, error.exitCode, last.holder, { cause: error });
+    }
+    if (!error && !this.initMessage && !this.closePromise) {
+      return new MendSdkError('exited_before_init', 'the mend CLI exited without printing anything (no init line)');
+    }
+    return error;
   }
 
   // ---- writing ---------------------------------------------------------------------------
@@ -271,6 +309,9 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
 
   /** Stops the running turn (it ends with an aborted result); the process stays up for more turns. */
   async interrupt(): Promise<void> {
+    // The turn stops, so nothing waits for the host's approvals any more: settle them now,
+    // even if a callback ignores its signal.
+    this.cliRequests.abortAll(new MendSdkError('interrupted', 'the turn was interrupted'));
     await this.request({ subtype: 'interrupt' });
   }
 
@@ -314,7 +355,13 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
 
   private abort(reason: unknown): void {
     this.abortError ??= new MendAbortError(undefined, { cause: reason });
-    void this.close();
+    // Abort means interrupt: the running turn is stopped and recorded as aborted before
+    // stdin ends (the interrupt line goes first down the same pipe), then the CLI closes.
+    if (!this.finished && !this.closePromise) {
+      this.cliRequests.abortAll(this.abortError);
+      void this.ready.then(() => this.transport.write({ type: 'control_request', request_id: `sdk_abort_${randomUUID().slice(0, 8)}`, request: { subtype: 'interrupt' } })).catch(noop);
+    }
+    void this.ready.catch(noop).then(() => this.close());
   }
 
   // ---- iteration -------------------------------------------------------------------------

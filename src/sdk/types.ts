@@ -108,6 +108,8 @@ export interface Options {
   stderr?: (data: string) => void;
   /** Timeouts of close(). */
   shutdown?: ShutdownOptions;
+  /** How long to wait for the CLI's init line before failing with `startup_timeout` (default 30 s). */
+  startupTimeoutMs?: number;
 }
 
 export type Prompt = string | AsyncIterable<SDKUserMessageInput> | undefined;

@@ -141,7 +141,15 @@ export const ResultMessageSchema = z.looseObject({
   result: z.string().optional(),
   usage: UsageSchema,
   permission_denials: z.array(z.looseObject({ tool_name: z.string(), tool_use_id: z.string() })),
-  error: z.looseObject({ code: z.string(), message: z.string() }).optional(),
+  error: z
+    .looseObject({
+      code: z.string(),
+      message: z.string(),
+      /** session_locked: who holds the session. */
+      holder: z.looseObject({ host: z.string().optional(), pid: z.number().int().nullable().optional(), since: z.string().optional() }).optional(),
+      session_id: z.string().optional(),
+    })
+    .optional(),
   /** json output mode only: the recovery summary of a resumed session. */
   recovery: RecoverySummarySchema.optional(),
 });

@@ -13,8 +13,24 @@ switch (scenario) {
     out('42\n');
     out(JSON.stringify({ type: 'future_thing', x: 1 }) + '\n');
     out(JSON.stringify({ type: 'assistant', uuid: 'u' }) + '\n');
-    out('x'.repeat(2048) + '\n');
     out(JSON.stringify({ type: 'last', unterminated: true }));
+    break;
+  }
+  case 'overlong': {
+    out(JSON.stringify({ type: 'first' }) + '\n');
+    out('x'.repeat(2048) + '\n');
+    out(JSON.stringify({ type: 'never_seen' }) + '\n');
+    process.stdin.resume();
+    break;
+  }
+  case 'silent': {
+    process.exit(0);
+    break;
+  }
+  case 'garbage': {
+    out('this is not the protocol\n');
+    process.stdin.resume();
+    setInterval(() => {}, 1000);
     break;
   }
   case 'fail': {

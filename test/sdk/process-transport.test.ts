@@ -51,13 +51,21 @@ describe('ProcessTransport', () => {
       expect(validationIssues(messages[1]!)).toBeUndefined();
       expect(validationIssues(messages[2]!)).toBeUndefined();
       expect(validationIssues(messages[3]!)).toBeTypeOf('string');
-      // Non-JSON, non-object and over-long lines are skipped and remembered.
-      expect(t.protocolErrors).toHaveLength(3);
-      expect(t.protocolErrors.join('\n')).toMatch(/not JSON[\s\S]*"type"[\s\S]*longer than 1024/);
+      // Non-JSON and non-object lines are skipped and remembered.
+      expect(t.protocolErrors).toHaveLength(2);
+      expect(t.protocolErrors.join('\n')).toMatch(/not JSON[\s\S]*"type"/);
       await expect(t.exited).resolves.toEqual({ exitCode: 0, signal: null, closedByHost: false });
     } finally {
       delete process.env['FAKE_GONE'];
     }
+  });
+
+  it('a line over the cap is a typed error, never silence (a lost result or tool call would hang the host)', async () => {
+    const t = transport('overlong', {}, { maxLineBytes: 1024 });
+    await t.start();
+    const { messages, error } = await readAll(t);
+    expect(messages).toEqual([{ type: 'first' }]);
+    expect(error).toMatchObject({ code: 'line_too_long' });
   });
 
   it('turns a non-zero exit into MendProcessError with a bounded stderr tail', async () => {

@@ -10,6 +10,7 @@ import type { HostEnv } from '../../runtime/host-env.js';
 import type { SessionRuntime } from '../../runtime/session-runtime.js';
 import { WireEventMapper, errorFields, outcomeFields, resultMessage, successFields } from '../../stream/map/wire-messages.js';
 import { exitCodeForOutcome, exitCodeForError } from '../shared/exit-status.js';
+import { errorExtras } from '../shared/error-result.js';
 import { createOutputSink } from '../shared/output-sink.js';
 import type { StdioRunOptions } from '../shared/run-options.js';
 import { startStdioRun } from '../shared/start-stdio-run.js';
@@ -19,8 +20,8 @@ export async function runHeadless(o: StdioRunOptions, host: HostEnv): Promise<nu
   const started = clock();
   const out = createOutputSink(o.outputFormat, host.stdout, host.stderr, o.debug);
   let sessionIdForErrors = o.sessionId ?? '';
-  const fail = (code: string, message: string): number => {
-    out.result(resultMessage(sessionIdForErrors, newId, errorFields(code, message, clock() - started)));
+  const fail = (code: string, message: string, error?: unknown): number => {
+    out.result(resultMessage(sessionIdForErrors, newId, errorFields(code, message, clock() - started, errorExtras(error, sessionIdForErrors))));
     return exitCodeForError(code);
   };
 
@@ -52,7 +53,7 @@ export async function runHeadless(o: StdioRunOptions, host: HostEnv): Promise<nu
     out.result(resultMessage(runtime.sessionId, newId, outcomeFields(outcome)));
     return exitCodeForOutcome(outcome);
   } catch (error) {
-    return fail(errorCodeOf(error), errorMessageOf(error));
+    return fail(errorCodeOf(error), errorMessageOf(error), error);
   } finally {
     await runtime?.close();
   }

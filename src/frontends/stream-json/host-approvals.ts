@@ -14,6 +14,8 @@ export class HostApprovals {
   private readonly pending = new Map<string, (answer: Answer) => void>();
   private seq = 0;
   private closed = false;
+  /** Requests mend stopped waiting for (and told the host so): their late answers are dropped quietly. */
+  private readonly cancelled = new Set<string>();
 
   constructor(
     private readonly emit: (message: CliOutboundControl) => void,
@@ -26,6 +28,18 @@ export class HostApprovals {
     if (!resolve) return false;
     resolve(answer);
     return true;
+  }
+
+  wasCancelled(requestId: string): boolean {
+    return this.cancelled.has(requestId);
+  }
+
+  /** Stops waiting for a request and tells the host, so its callback can stop too. */
+  private cancel(requestId: string): void {
+    this.cancelled.add(requestId);
+    // A long session must not grow this without bound; the oldest ids are the least likely to be answered late.
+    if (this.cancelled.size > 1000) this.cancelled.delete(this.cancelled.values().next().value as string);
+    this.emit({ type: 'control_cancel_request', request_id: requestId });
   }
 
   /** End of stdin: nobody can answer any more. */
@@ -45,9 +59,12 @@ export class HostApprovals {
         this.pending.delete(requestId);
         resolve(value);
       };
-      const timer = setTimeout(() => finish({ subtype: 'error', error: `no answer from the host within ${timeoutMs} ms` }), timeoutMs);
+      const timer = setTimeout(() => {
+        this.cancel(requestId);
+        finish({ subtype: 'error', error: `no answer from the host within ${timeoutMs} ms` });
+      }, timeoutMs);
       const onAbort = () => {
-        this.emit({ type: 'control_cancel_request', request_id: requestId });
+        this.cancel(requestId);
         finish({ subtype: 'error', error: 'turn aborted while waiting for approval' });
       };
       signal.addEventListener('abort', onAbort, { once: true });
@@ -70,5 +87,6 @@ function toDecision(toolName: string, answer: Answer): ApprovalDecision {
     return permission.data.updatedInput ? { allow: true, args: permission.data.updatedInput } : { allow: true };
   }
   const why = permission.data.message ? `: ${permission.data.message}` : '';
-  return { allow: false, message: `Permission denied by the host for ${toolName}${why}` };
+  const interrupt = (permission.data as { interrupt?: unknown }).interrupt === true;
+  return { allow: false, message: `Permission denied by the host for ${toolName}${why}`, ...(interrupt ? { interrupt } : {}) };
 }

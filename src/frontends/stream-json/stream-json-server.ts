@@ -25,6 +25,7 @@ import { LineFramer, type FramedLine } from '../../stream/line-framer.js';
 import { toRecoverySummary } from '../../stream/map/recovery-summary.js';
 import { WireEventMapper, errorFields, outcomeFields, resultMessage } from '../../stream/map/wire-messages.js';
 import type { RecoverySummary } from '../../stream/messages.js';
+import { errorExtras } from '../shared/error-result.js';
 import { exitCodeForError } from '../shared/exit-status.js';
 import { createOutputSink, type OutputSink } from '../shared/output-sink.js';
 import type { StdioRunOptions } from '../shared/run-options.js';
@@ -32,11 +33,15 @@ import { CAPABILITIES } from '../shared/session-lines.js';
 import { startStdioRun } from '../shared/start-stdio-run.js';
 import { HostApprovals } from './host-approvals.js';
 
+/**
+ * The parts of a user message. One rule for empty prompts, as for `-p`: text that is
+ * empty or only whitespace carries nothing, so a message of nothing else is empty.
+ */
 function userParts(content: string | ReadonlyArray<Record<string, unknown>>): Part[] {
-  if (typeof content === 'string') return [{ text: content }];
+  const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
   const parts: Part[] = [];
-  for (const block of content) {
-    if (block['type'] === 'text' && typeof block['text'] === 'string') parts.push({ text: block['text'] });
+  for (const block of blocks) {
+    if (block['type'] === 'text' && typeof block['text'] === 'string' && block['text'].trim() !== '') parts.push({ text: block['text'] });
   }
   return parts;
 }
@@ -103,26 +108,51 @@ export class StreamJsonServer {
 
     switch (type) {
       case 'user': {
+        // Every user message gets exactly one result: a refused one an error result, in queue order.
         const parsed = InputUserMessageSchema.safeParse(value);
-        if (!parsed.success) return this.systemError('invalid_message', `line ${line.line}: invalid user message: ${parsed.error.issues[0]?.message ?? ''}`, line.line);
-        const parts = userParts(parsed.data.message.content as string | Array<Record<string, unknown>>);
-        if (parts.length === 0) return this.systemError('invalid_message', `line ${line.line}: user message has no text`, line.line);
+        const parts = parsed.success ? userParts(parsed.data.message.content as string | Array<Record<string, unknown>>) : [];
+        const problem = !parsed.success
+          ? `invalid user message: ${parsed.error.issues[0]?.message ?? ''}`
+          : parts.length === 0
+            ? 'user message has no content (an empty string, no blocks, or only empty text)'
+            : undefined;
+        if (problem) {
+          this.systemError('invalid_message', `line ${line.line}: ${problem}`, line.line);
+          void this.runtime.refusePrompt('invalid_message', `line ${line.line}: ${problem}`);
+          return;
+        }
         void this.runtime.prompt(parts);
         return;
       }
       case 'control_request': {
         const envelope = ControlRequestEnvelopeSchema.safeParse(value);
-        if (!envelope.success) return this.systemError('invalid_control_request', `line ${line.line}: control_request needs request_id and request.subtype`, line.line);
+        if (!envelope.success) {
+          // The protocol promises one answer per request id: a usable id gets an error answer.
+          const id = (value as { request_id?: unknown }).request_id;
+          if (typeof id === 'string' && id !== '') {
+            return this.respond(id, { ok: false, code: 'invalid_control_request', error: `line ${line.line}: control_request needs request.subtype (a string)` });
+          }
+          return this.systemError('invalid_control_request', `line ${line.line}: control_request needs request_id and request.subtype`, line.line);
+        }
         const handler = this.handleControl(envelope.data.request_id, envelope.data.request).finally(() => this.handlers.delete(handler));
         this.handlers.add(handler);
         return;
       }
       case 'control_response': {
         const parsed = ControlResponseMessageSchema.safeParse(value);
-        if (!parsed.success || !this.approvals.settle(parsed.data.response.request_id, parsed.data.response)) {
+        if (parsed.success) {
+          if (this.approvals.settle(parsed.data.response.request_id, parsed.data.response)) return;
+          // An answer to a request mend cancelled itself (timeout, interrupt) is dropped quietly.
+          if (this.approvals.wasCancelled(parsed.data.response.request_id)) return;
           return this.systemError('unknown_request_id', `line ${line.line}: control_response for no pending request`, line.line);
         }
-        return;
+        // Malformed, but it names a pending request: deny at once rather than wait for the timeout.
+        const id = (value as { response?: { request_id?: unknown } }).response?.request_id;
+        const message = `line ${line.line}: malformed control_response: ${parsed.error.issues[0]?.message ?? ''}`;
+        if (typeof id === 'string' && this.approvals.settle(id, { subtype: 'error', error: message })) {
+          return this.systemError('invalid_message', message, line.line);
+        }
+        return this.systemError('unknown_request_id', `line ${line.line}: control_response for no pending request`, line.line);
       }
       case 'control_cancel_request': {
         const parsed = ControlCancelRequestSchema.safeParse(value);
@@ -233,7 +263,7 @@ export async function runStreamJson(o: StdioRunOptions, host: HostEnv): Promise<
     return await server.serve();
   } catch (error) {
     const code = errorCodeOf(error);
-    out.result(resultMessage(sessionIdForErrors, host.runtime.newId, errorFields(code, errorMessageOf(error))));
+    out.result(resultMessage(sessionIdForErrors, host.runtime.newId, errorFields(code, errorMessageOf(error), 0, errorExtras(error, sessionIdForErrors))));
     return exitCodeForError(code);
   } finally {
     await runtime?.close();

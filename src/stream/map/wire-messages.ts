@@ -9,11 +9,24 @@ import type { Part } from '../../session/records.js';
 import type { AssistantMessage, ContentBlock, OutputMessage, ResultMessage, UserMessage } from '../messages.js';
 import { PartialEventMapper, isStreamPart } from './partial-events.js';
 
+/**
+ * A tool call's input on the wire is cut past this many bytes (with a marker), like tool
+ * output is: 128 calls (the per-response cap) of this size still fit one protocol line
+ * (10 MiB), so no line is ever over the cap a host reads.
+ */
+export const MAX_WIRE_INPUT_BYTES = 64 * 1024;
+
+function wireInput(args: Record<string, unknown>): Record<string, unknown> {
+  const json = JSON.stringify(args);
+  if (json.length <= MAX_WIRE_INPUT_BYTES / 3 || Buffer.byteLength(json) <= MAX_WIRE_INPUT_BYTES) return args;
+  return { mend_truncated: true, bytes: Buffer.byteLength(json), preview: json.slice(0, 4096) };
+}
+
 export function partsToBlocks(parts: readonly Part[]): ContentBlock[] {
   const blocks: ContentBlock[] = [];
   for (const part of parts) {
     if (part.functionCall) {
-      blocks.push({ type: 'tool_use', id: part.functionCall.id ?? '', name: part.functionCall.name, input: part.functionCall.args ?? {} });
+      blocks.push({ type: 'tool_use', id: part.functionCall.id ?? '', name: part.functionCall.name, input: wireInput(part.functionCall.args ?? {}) });
     } else if (part.thought === true && typeof part.text === 'string') {
       blocks.push({ type: 'thinking', thinking: part.text });
     } else if (typeof part.text === 'string') {
@@ -76,7 +89,7 @@ export function toolResultMessage(uuid: string, sessionId: string, results: read
 export type ResultFields = Pick<
   ResultMessage,
   'subtype' | 'is_error' | 'duration_ms' | 'duration_api_ms' | 'num_turns' | 'usage' | 'permission_denials'
-> & { result?: string; error?: { code: string; message: string } };
+> & { result?: string; error?: NonNullable<ResultMessage['error']> };
 
 export function outcomeFields(outcome: TurnOutcome): ResultFields {
   const fields: ResultFields = {
@@ -93,7 +106,9 @@ export function outcomeFields(outcome: TurnOutcome): ResultFields {
   return fields;
 }
 
-export function errorFields(code: string, message: string, durationMs = 0): ResultFields {
+export type ErrorExtras = Omit<NonNullable<ResultMessage['error']>, 'code' | 'message'>;
+
+export function errorFields(code: string, message: string, durationMs = 0, extras: ErrorExtras = {}): ResultFields {
   return {
     subtype: 'error_during_execution',
     is_error: true,
@@ -102,7 +117,7 @@ export function errorFields(code: string, message: string, durationMs = 0): Resu
     num_turns: 0,
     usage: { input_tokens: 0, output_tokens: 0 },
     permission_denials: [],
-    error: { code, message },
+    error: { code, message, ...extras },
   };
 }
 
