@@ -5,7 +5,7 @@
 import yargs from 'yargs';
 import { MendError } from '../errors.js';
 import type { StdioRunOptions } from '../frontends/shared/run-options.js';
-import { APPROVAL_MODES, type ApprovalMode } from '../stream/approval-modes.js';
+import { APPROVAL_MODES, approvalModeFromAlias, type ApprovalMode } from '../stream/approval-modes.js';
 import { exitCodeTableText } from '../stream/exit-codes.js';
 import { DEFAULT_TOOL_ENV_POLICY, parseToolEnvPolicy, type ToolEnvPolicy } from '../tools/tool-env.js';
 
@@ -50,7 +50,7 @@ function splitList(values: unknown): string[] {
 }
 
 function build(argv: string[]) {
-  return yargs(argv)
+  const parser = yargs(argv)
     .scriptName('mend')
     .help(false)
     .version(false)
@@ -77,7 +77,12 @@ function build(argv: string[]) {
     .option('plan-id', { type: 'string', describe: 'refuse to continue unless the current plan has this id' })
     .option('auto-continue', { type: 'boolean', default: false, describe: 'continue when the plan allows it without confirmation' })
     .option('accept-degraded', { type: 'boolean', default: false, describe: 'allow a new prompt on a degraded history' })
-    .option('approval-mode', { choices: APPROVAL_MODES, default: 'default' as const })
+    .option('approval-mode', {
+      alias: 'permission-mode',
+      type: 'string',
+      default: 'default',
+      describe: `${APPROVAL_MODES.join(' | ')} (Claude's acceptEdits and bypassPermissions are accepted)`,
+    })
     .option('allowed-tools', { type: 'string', array: true, describe: 'tool names allowed without approval (a,b,c)' })
     .option('max-turns', { type: 'number', default: 50 })
     .option('model', { type: 'string' })
@@ -97,6 +102,9 @@ function build(argv: string[]) {
     .option('debug', { type: 'boolean', default: false, describe: 'diagnostics to stderr' })
     .option('channel', { type: 'string', hidden: true })
     .option('verbose', { type: 'boolean', hidden: true })
+    .option('core-tools', { type: 'string', array: true, describe: 'offer only these tools to the model (a,b)' })
+    .option('exclude-tools', { type: 'string', array: true, describe: 'never offer these tools to the model (a,b)' })
+    .option('max-session-turns', { type: 'number', hidden: true, describe: "Qwen Code's name for --max-turns" })
     .option('help', { alias: 'h', type: 'boolean', describe: 'show help' })
     .option('version', { alias: 'v', type: 'boolean', describe: 'show version' })
     .epilogue(
@@ -108,6 +116,9 @@ function build(argv: string[]) {
     .fail((message, error) => {
       throw new MendError('usage', message || error?.message || 'invalid arguments');
     });
+  // Compatibility flags of other hosts' SDKs, hidden; added one by one so they do not widen the parsed type.
+  for (const flag of [...IGNORED_VALUE_FLAGS, ...REFUSED_FLAGS]) parser.option(flag, { type: 'string', hidden: true });
+  return parser;
 }
 
 export async function parseArgs(argv: string[]): Promise<ParsedCommand> {
@@ -136,7 +147,7 @@ export async function parseArgs(argv: string[]): Promise<ParsedCommand> {
     planId: last(last(a['plan-id'])),
     autoContinue: last(last(a['auto-continue'])),
     acceptDegraded: last(last(a['accept-degraded'])),
-    approvalMode: last(last(a['approval-mode'])),
+    approvalMode: approvalModeOf(last(a['approval-mode'])),
     allowedTools: splitList(a['allowed-tools']),
     maxTurns: last(last(a['max-turns'])),
     model: last(last(a.model)),
@@ -144,19 +155,43 @@ export async function parseArgs(argv: string[]): Promise<ParsedCommand> {
     baseUrl: last(last(a['base-url'])),
     scriptedResponses: last(last(a['scripted-responses'])),
     debug: last(last(a.debug)),
-    ignoredFlags: [a.channel !== undefined ? `--channel=${a.channel}` : '', a.verbose ? '--verbose' : ''].filter(Boolean),
+    ignoredFlags: [
+      a.channel !== undefined ? `--channel=${a.channel}` : '',
+      a.verbose ? '--verbose' : '',
+      ...IGNORED_VALUE_FLAGS.filter((f) => a[f] !== undefined).map((f) => `--${f}`),
+    ].filter(Boolean),
+    coreTools: a['core-tools'] === undefined ? undefined : splitList(a['core-tools']),
+    excludeTools: splitList(a['exclude-tools']),
     permissionTimeoutMs: last(last(a['permission-timeout'])),
     addDirs: splitList(a['add-dir']),
     toolEnv: toolEnvOf(last(a['tool-env'])),
     systemPrompt: last(last(a['system-prompt'])),
     appendSystemPrompt: last(last(a['append-system-prompt'])),
   };
-  validateRunOptions(options);
+  validateRunOptions(options, a);
   return { command: 'run', options };
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/**
+ * Flags other hosts' SDKs pass that mean nothing to mend (debug-noted): Qwen Code's
+ * SDK sends them for its own features (subagents, extensions, MCP, worktrees).
+ */
+const IGNORED_VALUE_FLAGS = ['auth-type', 'max-tool-calls', 'max-subagent-depth', 'extensions', 'allowed-mcp-server-names', 'fallback-model', 'disabled-slash-commands', 'worktree'] as const;
+/** Flags whose meaning mend cannot honour, where silently ignoring them would surprise (a sandbox, TLS, a proxy). */
+const REFUSED_FLAGS = ['sandbox', 'safe-mode', 'insecure', 'proxy'] as const;
+
+
+function approvalModeOf(value: string): ApprovalMode {
+  const mode = approvalModeFromAlias(value);
+  if (mode) return mode;
+  throw new MendError(
+    'usage',
+    `--approval-mode ${JSON.stringify(value)} is not a mode mend has: use ${APPROVAL_MODES.join(', ')} (or Claude's acceptEdits, bypassPermissions). ` +
+      (value === 'auto' || value === 'dontAsk' ? `"${value}" (approvals decided by a classifier or never asked) is not supported.` : ''),
+  );
+}
 function toolEnvOf(value: string | undefined): ToolEnvPolicy {
   if (value === undefined) return DEFAULT_TOOL_ENV_POLICY;
   const parsed = parseToolEnvPolicy(value);
@@ -164,7 +199,10 @@ function toolEnvOf(value: string | undefined): ToolEnvPolicy {
   return parsed.policy;
 }
 
-function validateRunOptions(o: RunOptions): void {
+function validateRunOptions(o: RunOptions, a: Record<string, unknown> = {}): void {
+  for (const flag of REFUSED_FLAGS) {
+    if (a[flag] !== undefined) throw new MendError('usage', `--${flag} is not supported by mend: it has no sandbox and makes model requests directly; remove the flag`);
+  }
   for (const key of VALUE_OPTIONS) {
     const value = o[key];
     if (value === undefined) continue;

@@ -15,7 +15,7 @@ import { MAX_CALLS_PER_RESPONSE, ResponseAccumulator, invalidArgsOf, type ModelP
 import { invalidArgsMessage } from '../tools/invalid-args.js';
 import type { ChatRecord, Content, Part, TurnAbortReason } from '../session/records.js';
 import type { EngineEvent, PermissionDenial, ToolCallInfo, ToolCallStatus, TurnOutcome } from './engine-events.js';
-import { capTextParts } from './record-caps.js';
+import { MAX_TEXT_PART_BYTES, capTextParts } from './record-caps.js';
 import type { RecordBuilder } from './record-builder.js';
 
 export interface RecordSink {
@@ -117,6 +117,10 @@ export class AgentSession {
   async runPrompt(prompt: Part[], opts: TurnOptions): Promise<TurnOutcome> {
     await this.deps.provider();
     const parts = capTextParts(prompt);
+    const cut = parts.filter((p, i) => p !== prompt[i]).length;
+    if (cut > 0) {
+      this.deps.emit({ type: 'warning', code: 'prompt_truncated', message: `${cut} part(s) of the prompt were over the ${MAX_TEXT_PART_BYTES}-byte record cap and were cut (the model sees a marker where)` });
+    }
     const record = this.deps.builder.user(parts);
     await this.write(record, true);
     this.deps.emit({ type: 'user_prompt', uuid: record.uuid, parts });

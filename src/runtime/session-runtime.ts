@@ -27,7 +27,7 @@ import type { RefusalCode } from '../stream/error-codes.js';
 import type { ProjectScope, SessionRef, SessionStore, WriterIdentity, WriterLease } from '../store/session-store.js';
 import { REFUSAL_MESSAGES, decideRecoveryAction, type Decision, type RunIntent } from './continuation-policy.js';
 import { forkInto } from './fork-session.js';
-import { approvalGate, createToolPort, type AskHost } from './tool-port.js';
+import { approvalGate, createToolPort, type AskHost, type ToolFilter } from './tool-port.js';
 import { TurnQueue } from './turn-queue.js';
 import type { ToolSessionContext } from '../tools/tool-context.js';
 
@@ -42,6 +42,8 @@ export interface RuntimeSettings {
   systemPrompt?: string | undefined;
   /** Appended to the system prompt after a blank line (--append-system-prompt). */
   appendSystemPrompt?: string | undefined;
+  /** Which tools are offered: `only` (undefined: all) minus `exclude`. A call to another is refused, never run. */
+  tools?: ToolFilter | undefined;
 }
 
 export interface RuntimeDeps {
@@ -366,7 +368,7 @@ export class SessionRuntime {
       builder,
       sink: lease,
       provider: this.deps.provider(this.settings.model),
-      tools: this.deps.tools ?? createToolPort(this.deps.cwd, this.deps.toolSession),
+      tools: this.deps.tools ?? createToolPort(this.deps.cwd, this.deps.toolSession, () => this.settings.tools),
       systemPrompt: () => this.systemPrompt(),
       approve: async (call, signal) => {
         this.emit({ type: 'tool_approval_requested', call });

@@ -14,6 +14,7 @@ import type { ApprovalMode } from '../stream/approval-modes.js';
 export interface ApprovalSettings {
   approvalMode: ApprovalMode;
   allowedTools: string[];
+  tools?: ToolFilter | undefined;
 }
 
 const registry = createToolRegistry();
@@ -25,12 +26,26 @@ export const toolDeclarations = (): ToolDeclaration[] => registry.declarations()
  * added directories), the tools' environment and the secret values to redact; without
  * it tools are confined to `cwd` and shell commands get a scrubbed environment.
  */
-export function createToolPort(cwd: string, session?: ToolSessionContext, outputCap = DEFAULT_OUTPUT_CAP): ToolPort {
+export interface ToolFilter {
+  only?: readonly string[] | undefined;
+  exclude?: readonly string[] | undefined;
+}
+
+/** Whether a tool is offered in this session (read per call: a host may change the filter). */
+export function toolOffered(name: string, filter: ToolFilter | undefined): boolean {
+  if (filter?.only !== undefined && !filter.only.includes(name)) return false;
+  return !(filter?.exclude ?? []).includes(name);
+}
+
+export function createToolPort(cwd: string, session?: ToolSessionContext, filter: () => ToolFilter | undefined = () => undefined, outputCap = DEFAULT_OUTPUT_CAP): ToolPort {
   return {
-    declarations: () => registry.declarations(),
+    declarations: () => registry.declarations().filter((d) => toolOffered(d.name, filter())),
     async run(call, signal) {
       const tool = registry.get(call.name);
-      if (!tool) return { output: `Unknown tool ${JSON.stringify(call.name)}. Available tools: ${TOOL_NAMES.join(', ')}`, isError: true };
+      const offered = TOOL_NAMES.filter((name) => toolOffered(name, filter()));
+      if (!tool || !toolOffered(call.name, filter())) {
+        return { output: `Unknown or disabled tool ${JSON.stringify(call.name)}. Available tools: ${offered.join(', ')}`, isError: true };
+      }
       const outcome = await tool.execute(call.args, { cwd, signal, outputCap, ...session });
       return { output: outcome.output, isError: outcome.isError, ...(outcome.display !== undefined ? { display: outcome.display } : {}) };
     },
@@ -45,8 +60,8 @@ export function approvalGate(
 ): ApprovalGate {
   return async (call, signal) => {
     const tool = registry.get(call.name);
-    // Unknown tools are answered by the tool port with an error; nothing runs.
-    if (!tool) return { allow: true };
+    // Unknown and disabled tools are answered by the tool port with an error; nothing runs, nobody is asked.
+    if (!tool || !toolOffered(call.name, options.tools)) return { allow: true };
     const decision = decideApproval(tool, options.approvalMode, options.allowedTools);
     if (decision === 'allow') return { allow: true };
     if (decision === 'deny') {

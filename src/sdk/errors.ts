@@ -24,8 +24,9 @@ export class MendProcessError extends MendSdkError {
     /** The last bytes the CLI wrote to stderr (bounded). */
     readonly stderrTail: string,
     options?: { cause?: unknown },
+    code = 'process_exited',
   ) {
-    super('process_exited', message, options);
+    super(code, message, options);
     this.name = 'MendProcessError';
   }
 }
@@ -61,15 +62,15 @@ export function isMendProcessError(value: unknown): value is MendProcessError {
  * stable code (`session_locked`, `usage`, `provider_error`…) and, for a locked
  * session, who holds it. Thrown instead of a bare "exited with code N".
  */
-export class MendCliError extends MendSdkError {
+export class MendCliError extends MendProcessError {
   constructor(
     code: string,
     message: string,
-    readonly exitCode: number | null,
+    process: MendProcessError,
     readonly holder: { host?: string; pid?: number | null; since?: string } | undefined,
-    options?: { cause?: unknown },
   ) {
-    super(code, message, options);
+    // Still a MendProcessError (the process did exit non-zero), now with the CLI's own code and words.
+    super(message, process.exitCode, process.signal, process.stderrTail, { cause: process }, code);
     this.name = 'MendCliError';
   }
 }

@@ -221,7 +221,7 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
   private explain(error: unknown): unknown {
     const last = this.lastErrorResult;
     if (error instanceof MendProcessError && last) {
-      return new MendCliError(last.code, last.message, error.exitCode, last.holder, { cause: error });
+      return new MendCliError(last.code, last.message, error, last.holder);
     }
     if (!error && !this.initMessage && !this.closePromise) {
       return new MendSdkError('exited_before_init', 'the mend CLI exited without printing anything (no init line)');

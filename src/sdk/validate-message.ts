@@ -17,6 +17,7 @@ import {
   SystemErrorMessageSchema,
   SystemInitMessageSchema,
   SystemRecoveryMessageSchema,
+  SystemWarningMessageSchema,
   UserMessageSchema,
 } from '../stream/messages.js';
 
@@ -34,6 +35,7 @@ const SYSTEM_SCHEMAS: Record<string, z.ZodType> = {
   init: SystemInitMessageSchema,
   recovery: SystemRecoveryMessageSchema,
   error: SystemErrorMessageSchema,
+  warning: SystemWarningMessageSchema,
 };
 
 const TYPE_SCHEMAS: Record<string, z.ZodType> = {

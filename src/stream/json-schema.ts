@@ -8,6 +8,7 @@ export function buildStreamJsonSchema(): Record<string, unknown> {
     SystemInitMessage: messages.SystemInitMessageSchema,
     SystemRecoveryMessage: messages.SystemRecoveryMessageSchema,
     SystemErrorMessage: messages.SystemErrorMessageSchema,
+    SystemWarningMessage: messages.SystemWarningMessageSchema,
     AssistantMessage: messages.AssistantMessageSchema,
     UserMessage: messages.UserMessageSchema,
     StreamEventMessage: messages.StreamEventMessageSchema,

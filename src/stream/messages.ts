@@ -81,6 +81,15 @@ export const SystemErrorMessageSchema = z.looseObject({
 });
 export type SystemErrorMessage = z.infer<typeof SystemErrorMessageSchema>;
 
+/** Something the host should know that is not an error: a prompt cut at the record cap, an unknown tool name. */
+export const SystemWarningMessageSchema = z.looseObject({
+  type: z.literal('system'),
+  subtype: z.literal('warning'),
+  ...envelope,
+  warning: z.looseObject({ code: z.string(), message: z.string() }),
+});
+export type SystemWarningMessage = z.infer<typeof SystemWarningMessageSchema>;
+
 export const ContentBlockSchema = z.union([
   z.looseObject({ type: z.literal('text'), text: z.string() }),
   z.looseObject({ type: z.literal('thinking'), thinking: z.string() }),
@@ -159,6 +168,7 @@ export const OutputMessageSchema = z.union([
   SystemInitMessageSchema,
   SystemRecoveryMessageSchema,
   SystemErrorMessageSchema,
+  SystemWarningMessageSchema,
   AssistantMessageSchema,
   UserMessageSchema,
   StreamEventMessageSchema,

@@ -140,7 +140,7 @@ describe('values that look like flags', () => {
       (async () => {
         for await (const m of q) messages.push(m as Record<string, unknown>);
       })(),
-    ).rejects.toThrow(/exited with code 2/);
+    ).rejects.toMatchObject({ code: "usage", exitCode: 2 });
     expect(messages.at(-1)).toMatchObject({ type: 'result', is_error: true, error: { code: 'usage' } });
     const cli = await mend(sb, ['-p', 'x', '-o', 'stream-json', '--base-url', '--approval-mode=yolo']);
     expect(cli.exitCode).toBe(2);
@@ -154,5 +154,21 @@ describe('values that look like flags', () => {
     expect(r.exitCode).toBe(0);
     expect(transcript(r.stdout).init.permission_mode).toBe('plan');
     expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describe('small ones', () => {
+  it('a prompt over the record cap is cut with a warning line; an unknown --allowed-tools name warns; tools can be excluded', async () => {
+    const sb = makeSandbox('warn');
+    const script = writeScript(sb, [{ text: 'ok' }]);
+    const big = 'x'.repeat(1024 * 1024 + 10);
+    const r = await mend(sb, ['-p', '-', '-o', 'stream-json', '--scripted-responses', script, '--allowed-tools', 'Bash', '--exclude-tools', 'run_shell_command'], { input: big });
+    expect(r.exitCode).toBe(0);
+    const t = transcript(r.stdout);
+    const warnings = t.messages.filter((m) => m.type === 'system' && (m as { subtype: string }).subtype === 'warning') as Array<{ warning: { code: string } }>;
+    expect(warnings.map((w) => w.warning.code).sort()).toEqual(['prompt_truncated', 'unknown_tool']);
+    expect(t.init.tools).not.toContain('run_shell_command');
+    const text = await mend(sb, ['-p', '-', '--scripted-responses', writeScript(sb, [{ text: 'ok' }])], { input: big });
+    expect(text.stderr).toContain('mend: warning:');
   });
 });

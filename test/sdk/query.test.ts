@@ -244,9 +244,11 @@ describe('Query', () => {
       for await (const m of q) seen.push(m.type);
     })().catch((e: unknown) => e);
     expect(seen).toEqual(['result']);
-    expect(error).toBe(failure);
+    // The exit is told in the CLI's own words: its error result's code, still a MendProcessError.
+    expect(error).toBeInstanceOf(MendProcessError);
+    expect(error).toMatchObject({ name: 'MendCliError', code: 'session_locked', message: 'locked', exitCode: 3, cause: failure });
     await expect(pending).rejects.toMatchObject({ code: 'process_exited' });
-    await expect(q.recovery).rejects.toBe(failure);
+    await expect(q.recovery).rejects.toMatchObject({ code: 'session_locked' });
   });
 
   it('closes the transport when the consumer breaks out of the loop', async () => {

@@ -250,6 +250,8 @@ describe.concurrent('SDK against the real CLI', () => {
         ['invalid_message', 3],
         ['invalid_message', 4],
       ]);
+      // The malformed `user` line is a user message too: it gets its (error) result.
+      expect(await nextMatching(q, isResult)).toMatchObject({ is_error: true, error: { code: 'invalid_message' } });
       await q.sendUserMessage({ type: 'user', message: { role: 'user', content: 'are you there?' } });
       expect(await nextMatching(q, isResult)).toMatchObject({ subtype: 'success', result: 'still here' });
     } finally {

@@ -19,6 +19,7 @@ import {
   ResultMessageSchema,
   StreamEventMessageSchema,
   SystemErrorMessageSchema,
+  SystemWarningMessageSchema,
   SystemInitMessageSchema,
   SystemRecoveryMessageSchema,
   UserMessageSchema,
@@ -173,6 +174,7 @@ function schemaFor(value: unknown): z.ZodType {
       if (v.subtype === 'init') return SystemInitMessageSchema;
       if (v.subtype === 'recovery') return SystemRecoveryMessageSchema;
       if (v.subtype === 'error') return SystemErrorMessageSchema;
+      if (v.subtype === 'warning') return SystemWarningMessageSchema;
       throw new Error(`unknown system subtype ${String(v.subtype)}`);
     case 'assistant':
       return AssistantMessageSchema;

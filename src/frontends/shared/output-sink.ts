@@ -36,6 +36,10 @@ export function createOutputSink(format: OutputFormat, stdout: Writable, stderr:
         write(stdout, serializeLine(message));
         return;
       }
+      if (format === 'text' && message.type === 'system' && 'subtype' in message && message.subtype === 'warning') {
+        write(stderr, `mend: warning: ${(message as { warning: { message: string } }).warning.message}\n`);
+        return;
+      }
       if (format === 'text' && message.type === 'assistant') {
         for (const block of message.message.content) {
           if (block.type === 'text' && block.text) {

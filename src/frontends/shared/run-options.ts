@@ -32,4 +32,8 @@ export interface StdioRunOptions {
   permissionTimeoutMs: number;
   systemPrompt: string | undefined;
   appendSystemPrompt: string | undefined;
+  /** Only these tools are offered (Qwen's --core-tools); undefined: all. */
+  coreTools: string[] | undefined;
+  /** Never offered, never run (Qwen's --exclude-tools). */
+  excludeTools: string[];
 }

@@ -5,6 +5,7 @@
 import type { Decision } from '../../runtime/continuation-policy.js';
 import type { HostEnv } from '../../runtime/host-env.js';
 import type { SessionRuntime } from '../../runtime/session-runtime.js';
+import { toolOffered } from '../../runtime/tool-port.js';
 import { toRecoverySummary } from '../../stream/map/recovery-summary.js';
 import type { SystemRecoveryMessage } from '../../stream/messages.js';
 import type { OutputSink } from './output-sink.js';
@@ -24,7 +25,7 @@ export function printInit(out: OutputSink, runtime: SessionRuntime, host: HostEn
     uuid: host.runtime.newId(),
     session_id: runtime.sessionId,
     cwd: host.runtime.cwd,
-    tools: [...host.toolNames],
+    tools: host.toolNames.filter((name) => toolOffered(name, runtime.settings.tools)),
     model: host.modelName(runtime.settings.model),
     permission_mode: runtime.settings.approvalMode,
     mend_version: host.runtime.version,

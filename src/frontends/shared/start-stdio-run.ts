@@ -51,6 +51,7 @@ export function openRequestFor(o: StdioRunOptions, access: OpenRequest['access']
       acceptDegraded: o.acceptDegraded,
       systemPrompt: o.systemPrompt,
       appendSystemPrompt: o.appendSystemPrompt,
+      tools: { only: o.coreTools, exclude: o.excludeTools },
     },
   };
 }
@@ -81,5 +82,15 @@ export async function startStdioRun(o: StdioRunOptions, host: HostEnv, out: Outp
   }
   const decision = runtime.decide(intent);
   printSessionStart(out, runtime, host, decision);
+  const unknown = o.allowedTools.filter((name) => !host.toolNames.includes(name));
+  if (unknown.length > 0) {
+    out.emit({
+      type: 'system',
+      subtype: 'warning',
+      uuid: host.runtime.newId(),
+      session_id: runtime.sessionId,
+      warning: { code: 'unknown_tool', message: `--allowed-tools names no tool mend has: ${unknown.join(', ')} (tools: ${host.toolNames.join(', ')})` },
+    });
+  }
   return { runtime, intent, decision, prompt };
 }

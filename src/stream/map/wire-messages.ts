@@ -167,6 +167,8 @@ export class WireEventMapper {
         return [assistantMessage({ ...event, sessionId: this.sessionId })];
       case 'tool_call_finished':
         return [toolResultMessage(event.uuid, this.sessionId, [event.result])];
+      case 'warning':
+        return [{ type: 'system', subtype: 'warning', uuid: this.newId(), session_id: this.sessionId, warning: { code: event.code, message: event.message } }];
       default:
         return [];
     }
