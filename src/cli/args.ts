@@ -101,7 +101,7 @@ function build(argv: string[]) {
     .option('permission-timeout', { type: 'number', default: 60_000, describe: 'ms to wait for a host approval' })
     .option('debug', { type: 'boolean', default: false, describe: 'diagnostics to stderr' })
     .option('channel', { type: 'string', hidden: true })
-    .option('verbose', { type: 'boolean', hidden: true })
+    .option('verbose', { type: 'boolean', default: false, describe: 'text output: every step\'s text, not only the final answer' })
     .option('core-tools', { type: 'string', array: true, describe: 'offer only these tools to the model (a,b)' })
     .option('exclude-tools', { type: 'string', array: true, describe: 'never offer these tools to the model (a,b)' })
     .option('max-session-turns', { type: 'number', hidden: true, describe: "Qwen Code's name for --max-turns" })
@@ -111,6 +111,8 @@ function build(argv: string[]) {
       `An option given twice takes its last value; list options (--allowed-tools, --add-dir) accumulate.\n\n${exitCodeTableText()}\n\nEnvironment: MEND_HOME (default ~/.mend), OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL.`,
     )
     .strict()
+    // Without camelCase twins an unknown flag is named once ("bogus-flag", not also "bogusFlag").
+    .parserConfiguration({ 'camel-case-expansion': false })
     .exitProcess(false)
     .wrap(100)
     .fail((message, error) => {
@@ -136,37 +138,37 @@ export async function parseArgs(argv: string[]): Promise<ParsedCommand> {
   const options: RunOptions = {
     prompt: prompt === '-' ? undefined : prompt,
     promptFromStdin: prompt === '-',
-    continue: last(last(a.continue)),
-    resume: last(last(a.resume)),
-    sessionId: last(last(a['session-id'])),
-    forkSession: last(last(a['fork-session'])),
-    outputFormat: last(last(a['output-format'])),
-    inputFormat: last(last(a['input-format'])),
-    includePartialMessages: last(last(a['include-partial-messages'])),
-    continueInterrupted: last(last(a['continue-interrupted'])),
-    planId: last(last(a['plan-id'])),
-    autoContinue: last(last(a['auto-continue'])),
-    acceptDegraded: last(last(a['accept-degraded'])),
+    continue: last(a.continue),
+    resume: last(a.resume),
+    sessionId: last(a['session-id']),
+    forkSession: last(a['fork-session']),
+    outputFormat: last(a['output-format']),
+    inputFormat: last(a['input-format']),
+    includePartialMessages: last(a['include-partial-messages']),
+    continueInterrupted: last(a['continue-interrupted']),
+    planId: last(a['plan-id']),
+    autoContinue: last(a['auto-continue']),
+    acceptDegraded: last(a['accept-degraded']),
     approvalMode: approvalModeOf(last(a['approval-mode'])),
     allowedTools: splitList(a['allowed-tools']),
-    maxTurns: last(last(a['max-turns'])),
-    model: last(last(a.model)),
-    provider: last(last(a.provider)),
-    baseUrl: last(last(a['base-url'])),
-    scriptedResponses: last(last(a['scripted-responses'])),
-    debug: last(last(a.debug)),
+    maxTurns: last(a['max-turns']),
+    model: last(a.model),
+    provider: last(a.provider),
+    baseUrl: last(a['base-url']),
+    scriptedResponses: last(a['scripted-responses']),
+    debug: last(a.debug),
+    verbose: last(a.verbose) === true,
     ignoredFlags: [
       a.channel !== undefined ? `--channel=${a.channel}` : '',
-      a.verbose ? '--verbose' : '',
       ...IGNORED_VALUE_FLAGS.filter((f) => a[f] !== undefined).map((f) => `--${f}`),
     ].filter(Boolean),
     coreTools: a['core-tools'] === undefined ? undefined : splitList(a['core-tools']),
     excludeTools: splitList(a['exclude-tools']),
-    permissionTimeoutMs: last(last(a['permission-timeout'])),
+    permissionTimeoutMs: last(a['permission-timeout']),
     addDirs: splitList(a['add-dir']),
     toolEnv: toolEnvOf(last(a['tool-env'])),
-    systemPrompt: last(last(a['system-prompt'])),
-    appendSystemPrompt: last(last(a['append-system-prompt'])),
+    systemPrompt: last(a['system-prompt']),
+    appendSystemPrompt: last(a['append-system-prompt']),
   };
   validateRunOptions(options, a);
   return { command: 'run', options };

@@ -218,7 +218,9 @@ describe.concurrent('mend against a loopback OpenAI server', { timeout: 60_000 }
     expect(r.stderr).toBe('');
     expect(r.exitCode).toBe(0);
     const t = transcript(r.stdout);
-    expect(t.kinds).toEqual(['system:init', 'system:recovery', 'assistant', 'result']);
+    // The synthetic result that closes the dangling call reaches the host as a tool result, like any other.
+    expect(t.kinds).toEqual(['system:init', 'system:recovery', 'user', 'assistant', 'result']);
+    expect(t.users[0]!.message.content).toEqual([expect.objectContaining({ type: 'tool_result', is_error: true, content: expect.stringContaining('outcome is unknown') })]);
     expect(t.recovery).toMatchObject({
       kind: 'interrupted_turn',
       cause: 'crash',

@@ -18,7 +18,7 @@ import { startStdioRun } from '../shared/start-stdio-run.js';
 export async function runHeadless(o: StdioRunOptions, host: HostEnv): Promise<number> {
   const { clock, newId } = host.runtime;
   const started = clock();
-  const out = createOutputSink(o.outputFormat, host.stdout, host.stderr, o.debug);
+  const out = createOutputSink(o.outputFormat, host.stdout, host.stderr, o.debug, { verbose: o.verbose });
   let sessionIdForErrors = o.sessionId ?? '';
   const fail = (code: string, message: string, error?: unknown): number => {
     out.result(resultMessage(sessionIdForErrors, newId, errorFields(code, message, clock() - started, errorExtras(error, sessionIdForErrors))));

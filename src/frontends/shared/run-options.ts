@@ -27,6 +27,8 @@ export interface StdioRunOptions {
   maxTurns: number;
   model: string | undefined;
   debug: boolean;
+  /** Text mode: show every step's text, not only the final answer. Changes nothing in the other formats. */
+  verbose: boolean;
   /** Flags accepted for compatibility that mean nothing here (debug-noted). */
   ignoredFlags: string[];
   permissionTimeoutMs: number;

@@ -246,7 +246,7 @@ export class StreamJsonServer {
 
 /** Runs `--input-format stream-json`: the session start, then the control protocol until stdin ends. */
 export async function runStreamJson(o: StdioRunOptions, host: HostEnv): Promise<number> {
-  const out = createOutputSink(o.outputFormat, host.stdout, host.stderr, o.debug);
+  const out = createOutputSink(o.outputFormat, host.stdout, host.stderr, o.debug, { verbose: o.verbose });
   let sessionIdForErrors = o.sessionId ?? '';
   let runtime: SessionRuntime | undefined;
   try {

@@ -167,6 +167,9 @@ export class WireEventMapper {
         return [assistantMessage({ ...event, sessionId: this.sessionId })];
       case 'tool_call_finished':
         return [toolResultMessage(event.uuid, this.sessionId, [event.result])];
+      // The synthetic results a continuation writes are tool results like any other: the host sees them.
+      case 'recovery_results':
+        return event.parts.map((part, i) => toolResultMessage(event.uuids[i] ?? this.newId(), this.sessionId, [part]));
       case 'warning':
         return [{ type: 'system', subtype: 'warning', uuid: this.newId(), session_id: this.sessionId, warning: { code: event.code, message: event.message } }];
       default:
