@@ -16,7 +16,7 @@
 import { createReadStream } from 'node:fs';
 import { MendError } from '../errors.js';
 import type { LoadDiagnostic, ReadRecord } from './conversation.js';
-import { mergeFragments } from './record-merge.js';
+import { mergePieces } from './record-merge.js';
 import { MAX_RECORD_DEPTH } from './nesting-depth.js';
 import { isCertainlyValidRecord, validateChatRecord } from './record-validation.js';
 import type { ChatRecord } from './records.js';
@@ -25,7 +25,7 @@ export interface ReadResult {
   /** Valid records in file order, fragments merged into the first one's position. */
   records: ReadRecord[];
   diagnostics: LoadDiagnostic[];
-  /** sessionId of the first valid record, or null when there is none. */
+  /** The session's id (the file name's, else the records' majority), or null when no record is valid. */
   sessionId: string | null;
   /** Size of the file in bytes. */
   bytes: number;
@@ -38,18 +38,39 @@ export interface ReadResult {
 export interface ReadOptions {
   /** Read chunk size; tests shrink it to exercise lines that span chunks. */
   chunkSize?: number;
+  /** The session id the file name gives (`<uuid>.jsonl`): it wins over the records' majority. */
+  fileSessionId?: string;
 }
 
 const NEWLINE = 0x0a;
 const CR = 0x0d;
 const DEFAULT_CHUNK = 1 << 20;
 
-/** Accumulates records and diagnostics line by line. */
+/** One valid record line, before the session is chosen and fragments are merged. */
+interface RecordLine {
+  line: number;
+  record: ChatRecord;
+}
+
+/** The pieces read for one uuid, merged once at the end (linear in the number of pieces). */
+interface Group {
+  line: number;
+  lastLine: number;
+  pieces: ChatRecord[];
+  /** JSON of every piece kept so far; built on the first repeat of the uuid only. */
+  seen: Set<string> | null;
+}
+
+/**
+ * Accumulates valid record lines and the diagnostics of damaged ones. The session
+ * and the fragments are sorted out at the end (finish), once every line is known:
+ * the session is the file name's id or the majority's, which the first line cannot tell.
+ */
 class LogAccumulator {
-  readonly records: ReadRecord[] = [];
+  private readonly lines: RecordLine[] = [];
   readonly diagnostics: LoadDiagnostic[] = [];
-  sessionId: string | null = null;
-  private readonly byUuid = new UuidIndex((index) => this.records[index]!.record.uuid);
+  /** Records per session id, in first-seen order (Map keeps insertion order). */
+  private readonly sessionCounts = new Map<string, number>();
 
   /** Handles one complete line; returns false when it did not parse as JSON. */
   addLine(text: string, line: number): boolean {
@@ -76,23 +97,87 @@ class LogAccumulator {
       }
       record = check.record;
     }
-    if (this.sessionId === null) {
-      this.sessionId = record.sessionId;
-    } else if (record.sessionId !== this.sessionId) {
-      this.diagnostics.push({ code: 'mixed_session_id', line, sessionId: record.sessionId });
-      return true;
-    }
-    const at = this.byUuid.findOrAdd(record.uuid, this.records.length);
-    if (at < 0) {
-      this.records.push({ line, record });
-      return true;
-    }
-    const first = this.records[at]!;
-    const merged = mergeFragments(first.record, record);
-    if (merged.ok) this.records[at] = { line: first.line, record: merged.record };
-    else this.diagnostics.push({ code: 'invalid_record', line, reason: merged.reason });
+    this.sessionCounts.set(record.sessionId, (this.sessionCounts.get(record.sessionId) ?? 0) + 1);
+    this.lines.push({ line, record });
     return true;
   }
+
+  /**
+   * The session's id: the file name's when it is a session id that some record
+   * carries (a file copied under another name still shows its records), else the
+   * id most records carry (the first seen on a tie), so one foreign line cannot
+   * hide a session.
+   */
+  private chooseSession(fileSessionId: string | undefined): string | null {
+    if (fileSessionId !== undefined && this.sessionCounts.has(fileSessionId)) return fileSessionId;
+    let best: string | null = null;
+    let bestCount = 0;
+    for (const [id, count] of this.sessionCounts) {
+      if (count > bestCount) {
+        best = id;
+        bestCount = count;
+      }
+    }
+    return best;
+  }
+
+  finish(fileSessionId: string | undefined): { records: ReadRecord[]; diagnostics: LoadDiagnostic[]; sessionId: string | null } {
+    const sessionId = this.chooseSession(fileSessionId);
+    const diagnostics = this.diagnostics;
+    const groups: Group[] = [];
+    const byUuid = new UuidIndex((index) => groups[index]!.pieces[0]!.uuid);
+    for (const { line, record } of this.lines) {
+      if (record.sessionId !== sessionId) {
+        diagnostics.push({ code: 'mixed_session_id', line, sessionId: record.sessionId });
+        continue;
+      }
+      const at = byUuid.findOrAdd(record.uuid, groups.length);
+      if (at < 0) {
+        groups.push({ line, lastLine: line, pieces: [record], seen: null });
+        continue;
+      }
+      const group = groups[at]!;
+      const first = group.pieces[0]!;
+      // Whatever this line is, it is the uuid's latest line: the leaf is the record of the last line.
+      group.lastLine = line;
+      if (record.type !== first.type) {
+        // Another record under a used uuid: merging would put e.g. a user's question
+        // inside a model entry. The first keeps the uuid; this one is reported whole.
+        diagnostics.push({ code: 'conflicting_uuid', line, uuid: record.uuid, keptType: first.type, type: record.type, record });
+        continue;
+      }
+      if (group.seen === null) group.seen = new Set([JSON.stringify(first)]);
+      const key = JSON.stringify(record);
+      if (group.seen.has(key)) {
+        // The same line written twice is one record: merging it would send a prompt twice.
+        diagnostics.push({ code: 'repeated_line', line, uuid: record.uuid });
+        continue;
+      }
+      group.seen.add(key);
+      if (record.parentUuid !== first.parentUuid) {
+        diagnostics.push({
+          code: 'conflicting_parent_uuid',
+          line,
+          uuid: record.uuid,
+          keptParentUuid: first.parentUuid,
+          parentUuid: record.parentUuid,
+        });
+      }
+      group.pieces.push(record);
+    }
+    const records = groups.map((g): ReadRecord => {
+      const read: ReadRecord = { line: g.line, record: mergePieces(g.pieces) };
+      if (g.lastLine !== g.line) read.lastLine = g.lastLine;
+      return read;
+    });
+    // Line order, as a reader going through the file would report them (stable sort).
+    diagnostics.sort((a, b) => lineOf(a) - lineOf(b));
+    return { records, diagnostics, sessionId };
+  }
+}
+
+function lineOf(d: LoadDiagnostic): number {
+  return 'line' in d ? d.line : Number.MAX_SAFE_INTEGER;
 }
 
 /**
@@ -274,10 +359,11 @@ export async function readSessionLog(path: string, options: ReadOptions = {}): P
     }
   }
 
+  const { records, diagnostics, sessionId } = acc.finish(options.fileSessionId);
   return {
-    records: acc.records,
-    diagnostics: acc.diagnostics,
-    sessionId: acc.sessionId,
+    records,
+    diagnostics,
+    sessionId,
     bytes,
     endsWithNewline: lastByte === NEWLINE,
     lines: line,

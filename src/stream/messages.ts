@@ -42,7 +42,7 @@ export const RecoverySummarySchema = z.looseObject({
   plan_id: z.string(),
   kind: z.enum(['clean', 'interrupted_prompt', 'interrupted_turn', 'degraded_history']),
   recovered: z.boolean(),
-  cause: z.enum(['none', 'crash', 'aborted', 'unknown']),
+  cause: z.enum(['none', 'crash', 'aborted', 'unknown', 'running', 'failed']),
   can_continue: z.boolean(),
   can_auto_continue: z.boolean(),
   requires_user_confirmation: z.boolean(),

@@ -14,7 +14,7 @@ export const ExpectedSchema = z.object({
   description: z.string().min(1),
   designRef: z.string().optional(),
   kind: z.enum(['clean', 'interrupted_prompt', 'interrupted_turn', 'degraded_history']),
-  cause: z.enum(['none', 'crash', 'aborted', 'unknown']),
+  cause: z.enum(['none', 'crash', 'aborted', 'unknown', 'running', 'failed']),
   repairs: z.array(z.record(z.string(), z.unknown())),
   canContinue: z.boolean(),
   canAutoContinue: z.boolean(),

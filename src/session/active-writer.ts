@@ -1,0 +1,18 @@
+/**
+ * The live holder of a session's write lease, as the store reports it: the JSONL
+ * lock knows host, pid and start time; a database store adds its lease epoch.
+ * A session someone is still writing is not a crash, so the plan takes this as an
+ * input (the plan stays a pure function of its inputs; who holds the lease is one).
+ */
+import { z } from 'zod';
+
+export const ActiveWriterSchema = z.object({
+  /** Which store holds the lease (e.g. "jsonl", "postgres"). */
+  store: z.string().min(1),
+  host: z.string(),
+  pid: z.number().int(),
+  /** ISO 8601 time the holder took the lease. */
+  since: z.string(),
+  epoch: z.number().int().optional(),
+});
+export type ActiveWriter = z.infer<typeof ActiveWriterSchema>;
