@@ -97,6 +97,10 @@ export function buildVisibleNotice(input: {
   if (repaired > 0) sentences.push(`${plural(repaired, 'repair')} of older history applied (not written to the log).`);
   const damagedLines = input.diagnostics.filter((d) => d.code === 'malformed_line' || d.code === 'invalid_record' || d.code === 'torn_tail').length;
   if (damagedLines > 0) sentences.push(`${plural(damagedLines, 'damaged line')} skipped.`);
+  const conflicts = input.diagnostics.filter((d) => d.code === 'conflicting_uuid').length;
+  if (conflicts > 0) sentences.push(`${plural(conflicts, 'record')} set aside: its uuid was already used by a record of another type.`);
+  const foreign = input.diagnostics.filter((d) => d.code === 'mixed_session_id').length;
+  if (foreign > 0) sentences.push(`${plural(foreign, 'line')} of another session skipped.`);
   if ((input.sidechainRecords ?? 0) > 0) {
     sentences.push(`${plural(input.sidechainRecords!, 'subagent record')} set aside (not the main history).`);
   }

@@ -41,6 +41,10 @@ describe('crash corpus through the core', () => {
     expect(plan.previousAttempts).toBe(expected.previousAttempts);
     expect(plan.diagnostics.map((d) => d.code)).toEqual(expected.diagnostics);
     expect(plan.apiHistory).toHaveLength(expected.apiEntries);
+    expect(plan.sidechainRecords).toBe(expected.sidechainRecords ?? 0);
+    expect(plan.lastError).toEqual(expected.lastError ?? null);
+    // Nothing in the corpus is being written by another process while it is planned.
+    expect(plan.activeWriter).toBeNull();
 
     if (expected.continuation === null) {
       expect(plan.continuation).toBeUndefined();
@@ -49,7 +53,7 @@ describe('crash corpus through the core', () => {
       expect(plan.continuation?.parts).toEqual(expandSynthetic(expected.continuation.parts));
     }
     for (const phrase of expected.noticeIncludes) expect(plan.visibleNotice ?? '').toContain(phrase);
-    if (plan.kind === 'clean' && plan.repairs.length === 0 && plan.cause === 'none' && plan.diagnostics.length === 0) {
+    if (plan.kind === 'clean' && plan.repairs.length === 0 && plan.cause === 'none' && plan.diagnostics.length === 0 && plan.sidechainRecords === 0) {
       expect(plan.visibleNotice).toBeUndefined();
     }
 

@@ -27,6 +27,10 @@ export const ExpectedSchema = z.object({
   noticeIncludes: z.array(z.string()),
   diagnostics: z.array(z.string()),
   apiEntries: z.number().int().nonnegative(),
+  /** plan.sidechainRecords (checked when given; 0 otherwise). */
+  sidechainRecords: z.number().int().nonnegative().optional(),
+  /** plan.lastError (checked when given; null otherwise). */
+  lastError: z.object({ code: z.string(), message: z.string() }).nullable().optional(),
 });
 export type Expected = z.infer<typeof ExpectedSchema>;
 
