@@ -2,7 +2,7 @@
  * buildSessionRecoveryPlan: the one pure function every entrypoint uses.
  * Same input, same plan: no I/O, no clock, no randomness.
  */
-import { apiHistoryView } from '../session/api-history.js';
+import { apiHistoryView, cloneJson } from '../session/api-history.js';
 import type { LoadedSession } from '../session/conversation.js';
 import type { Content, Part, RecoveryRepair, SessionRecoveryKind } from '../session/records.js';
 import { detectTurnInterruption, lastModelEntryIndex, type TailAnalysis } from './detect-interruption.js';
@@ -79,7 +79,8 @@ function buildContinuation(
     .filter((id): id is string => id !== undefined && synthetic.has(id));
   return {
     mode: kind === 'interrupted_turn' ? 'tool_result_parts' : 'retry_user_parts',
-    parts: structuredClone(parts),
+    // cloneJson: structuredClone was most of the plan time over a turn of 160k calls.
+    parts: cloneJson(parts) as Part[],
     displayText: describeParts(parts, syntheticCallIds),
     syntheticCallIds,
   };

@@ -57,8 +57,12 @@ interface Group {
   line: number;
   lastLine: number;
   pieces: ChatRecord[];
-  /** JSON of every piece kept so far; built on the first repeat of the uuid only. */
-  seen: Set<string> | null;
+  /**
+   * Hash of the JSON of every piece kept so far -> their indexes in `pieces`; built on the
+   * first repeat of the uuid only. Hashes, not the JSON itself: keeping the JSON of 400k
+   * pieces made the garbage collector the larger part of reading them.
+   */
+  seen: Map<number, number[]> | null;
 }
 
 /**
@@ -146,14 +150,18 @@ class LogAccumulator {
         diagnostics.push({ code: 'conflicting_uuid', line, uuid: record.uuid, keptType: first.type, type: record.type, record });
         continue;
       }
-      if (group.seen === null) group.seen = new Set([JSON.stringify(first)]);
-      const key = JSON.stringify(record);
-      if (group.seen.has(key)) {
+      if (group.seen === null) group.seen = new Map([[hashString(JSON.stringify(first)), [0]]]);
+      const json = JSON.stringify(record);
+      const hash = hashString(json);
+      const sameHash = group.seen.get(hash);
+      // Equal hashes are confirmed on the JSON itself (collisions cost time, never correctness).
+      if (sameHash?.some((i) => JSON.stringify(group.pieces[i]) === json)) {
         // The same line written twice is one record: merging it would send a prompt twice.
         diagnostics.push({ code: 'repeated_line', line, uuid: record.uuid });
         continue;
       }
-      group.seen.add(key);
+      if (sameHash) sameHash.push(group.pieces.length);
+      else group.seen.set(hash, [group.pieces.length]);
       if (record.parentUuid !== first.parentUuid) {
         diagnostics.push({
           code: 'conflicting_parent_uuid',
