@@ -89,18 +89,19 @@ export function detectTurnInterruption(history: readonly Content[]): TailAnalysi
 
   for (let i = lastModelIndex + 1; i < history.length; i++) {
     const entry = history[i];
-    if (!entry || entry.role !== 'user') continue;
+    if (!entry) continue;
     for (const part of entry.parts) {
       if (part === undefined) continue;
       if (part.functionResponse !== undefined) {
         // Results of earlier calls get hoisted and results of no call get dropped:
-        // neither is something the user is still waiting on.
+        // neither is something the user is still waiting on. (A result inside a later
+        // thought-only model entry is split out to its call like any other.)
         const r = part.functionResponse;
         if (answers(r.id, r.name)) {
           answered.add(r.id!);
           realContent = true;
         }
-      } else if (isRealUserContent(part)) {
+      } else if (entry.role === 'user' && isRealUserContent(part)) {
         realContent = true;
       }
     }
