@@ -31,6 +31,22 @@ function stopPhrase(cause: RecoveryCause, abortReason: string | undefined, lastE
   }
 }
 
+/** What the tail of a session that is still being written holds, without calling anything failed. */
+function liveTail(input: { kind: SessionRecoveryKind; unfinishedCalls: readonly string[]; continuationPartCount: number }): string[] {
+  switch (input.kind) {
+    case 'interrupted_turn':
+      return [
+        `Its current turn has ${plural(input.unfinishedCalls.length, 'tool call')} without a recorded result yet (${listCalls(input.unfinishedCalls)}).`,
+      ];
+    case 'interrupted_prompt':
+      return [`Its current turn is waiting for the model (${plural(input.continuationPartCount, 'user part')}).`];
+    case 'degraded_history':
+      return ['The session history is damaged: only the records after the damage can be used.'];
+    case 'clean':
+      return [];
+  }
+}
+
 export function buildVisibleNotice(input: {
   kind: SessionRecoveryKind;
   cause: RecoveryCause;
@@ -57,7 +73,10 @@ export function buildVisibleNotice(input: {
     );
   }
 
-  switch (input.kind) {
+  if (writer) sentences.push(...liveTail(input));
+  // A live session has not stopped: its open calls may still be running, so nothing
+  // about failed calls or continuing applies (liveTail says what its tail holds).
+  else switch (input.kind) {
     case 'interrupted_turn':
       sentences.push(
         `${stop} with ${plural(input.unfinishedCalls.length, 'unfinished tool call')} (${listCalls(input.unfinishedCalls)}).`,

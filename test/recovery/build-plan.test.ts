@@ -178,6 +178,9 @@ describe('a live session (activeWriter) is running, not crashed', () => {
     });
     expect(p.activeWriter).toEqual(writer);
     expect(p.visibleNotice).toContain('in use by build-7 pid 31337 since 2026-03-01T10:00:00.000Z');
+    // Its call may still be running: nothing is called failed or unfinished.
+    expect(p.visibleNotice).toContain('1 tool call without a recorded result yet (c1)');
+    expect(p.visibleNotice).not.toMatch(/marked as failed|session crashed/);
   });
 
   it('the lease epoch is carried and named; the plan is a pure function of the holder', () => {
