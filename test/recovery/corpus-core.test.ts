@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildSessionRecoveryPlan, validateProviderHistory } from '../../src/recovery/index.js';
 import { loadSession } from '../../src/session/session-loader.js';
+import { planProblems } from '../../scripts/fuzz-worker.js';
 import { copyCase, expandSynthetic, listCorpus } from '../support/corpus.js';
 
 const cases = listCorpus();
@@ -59,7 +60,9 @@ describe('crash corpus through the core', () => {
 
     // Whatever the kind, what gets sent is provider-safe.
     expect(validateProviderHistory(plan.apiHistory)).toEqual({ ok: true });
-    // Same input, same plan.
+    // Same input, same plan; and the plan oracle of the fuzzers (continuation = exactly what
+    // follows the last model entry of apiHistory, so it reaches the model once; policy invariants).
     expect(buildSessionRecoveryPlan(input)).toEqual(plan);
+    expect(planProblems(plan, buildSessionRecoveryPlan(input))).toEqual([]);
   });
 });

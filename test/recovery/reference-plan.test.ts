@@ -6,8 +6,11 @@
  * records, a live writer). Kind, cause, lastError, repairs, apiHistory, continuation
  * and previousAttempts must be equal.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildSessionRecoveryPlan } from '../../src/recovery/build-plan.js';
 import type { BuildPlanInput, SessionRecoveryPlan } from '../../src/recovery/plan-types.js';
 import { validateProviderHistory } from '../../src/recovery/validate-history.js';
@@ -88,6 +91,69 @@ describe('buildSessionRecoveryPlan equals the reference plan', () => {
         expect(comparable(buildSessionRecoveryPlan(input))).toEqual(referencePlan(input));
       }),
       { numRuns: 1500 },
+    );
+  });
+});
+
+// ---- reader rules, through real files: what a line cannot change -----------------------------
+
+const scratch = mkdtempSync(join(tmpdir(), 'mend-reference-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+async function planOfLines(lines: string[]): Promise<SessionRecoveryPlan> {
+  const path = join(scratch, 'session.jsonl');
+  writeFileSync(path, lines.map((l) => `${l}\n`).join(''));
+  const loaded = await loadSession(path);
+  return buildSessionRecoveryPlan({
+    sessionId: loaded.conversation.sessionId,
+    conversation: loaded.conversation,
+    historyGaps: loaded.historyGaps,
+    diagnostics: loaded.diagnostics,
+  });
+}
+
+/** The plan without what reading damage adds to it (diagnostics and their sentences). */
+function withoutReport(plan: SessionRecoveryPlan): Omit<SessionRecoveryPlan, 'diagnostics' | 'visibleNotice'> {
+  const { diagnostics: _d, visibleNotice: _n, ...rest } = plan;
+  return rest;
+}
+
+const nonEmptySessionArb = sessionRecordsArb.filter((records) => records.length > 0);
+
+describe('reader rules never change the plan of the session', () => {
+  it('a line repeated right after itself is one record (item 8)', async () => {
+    await fc.assert(
+      fc.asyncProperty(nonEmptySessionArb, fc.nat(), async (records, n) => {
+        const lines = records.map((r) => JSON.stringify(r));
+        const at = n % lines.length;
+        const repeated = [...lines.slice(0, at + 1), lines[at]!, ...lines.slice(at + 1)];
+        const plan = await planOfLines(repeated);
+        expect(withoutReport(plan)).toEqual(withoutReport(await planOfLines(lines)));
+        expect(plan.diagnostics.map((d) => d.code)).toContain('repeated_line');
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('one foreign line anywhere does not hide the session (item 5)', async () => {
+    const foreignArb = fc.record({ text: fc.string({ maxLength: 5 }), parent: fc.boolean() });
+    await fc.assert(
+      fc.asyncProperty(nonEmptySessionArb.filter((r) => r.length >= 2), fc.nat(), foreignArb, async (records, n, f) => {
+        const lines = records.map((r) => JSON.stringify(r));
+        const foreign = JSON.stringify({
+          uuid: 'foreign-1',
+          parentUuid: f.parent ? 'r0' : null,
+          sessionId: '99999999-8888-4777-8666-555555555555',
+          timestamp: '2026-01-01T00:00:00.000Z',
+          type: 'user',
+          message: { role: 'user', parts: [{ text: f.text }] },
+        });
+        const at = n % (lines.length + 1);
+        const plan = await planOfLines([...lines.slice(0, at), foreign, ...lines.slice(at)]);
+        expect(withoutReport(plan)).toEqual(withoutReport(await planOfLines(lines)));
+        expect(plan.diagnostics.map((d) => d.code)).toContain('mixed_session_id');
+      }),
+      { numRuns: 200 },
     );
   });
 });
