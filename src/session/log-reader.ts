@@ -75,6 +75,13 @@ class LogAccumulator {
   readonly diagnostics: LoadDiagnostic[] = [];
   /** Records per session id, in first-seen order (Map keeps insertion order). */
   private readonly sessionCounts = new Map<string, number>();
+  private runId: string | null = null;
+  private runLength = 0;
+
+  private flushRun(): void {
+    if (this.runId !== null) this.sessionCounts.set(this.runId, (this.sessionCounts.get(this.runId) ?? 0) + this.runLength);
+    this.runLength = 0;
+  }
 
   /** Handles one complete line; returns false when it did not parse as JSON. */
   addLine(text: string, line: number): boolean {
@@ -101,7 +108,12 @@ class LogAccumulator {
       }
       record = check.record;
     }
-    this.sessionCounts.set(record.sessionId, (this.sessionCounts.get(record.sessionId) ?? 0) + 1);
+    // Runs of one id are counted locally: a Map lookup per line hashed every fresh id string.
+    if (record.sessionId !== this.runId) {
+      this.flushRun();
+      this.runId = record.sessionId;
+    }
+    this.runLength++;
     this.lines.push({ line, record });
     return true;
   }
@@ -126,6 +138,8 @@ class LogAccumulator {
   }
 
   finish(fileSessionId: string | undefined): { records: ReadRecord[]; diagnostics: LoadDiagnostic[]; sessionId: string | null } {
+    this.flushRun();
+    this.runId = null;
     const sessionId = this.chooseSession(fileSessionId);
     const diagnostics = this.diagnostics;
     const groups: Group[] = [];
