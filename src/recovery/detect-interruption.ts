@@ -49,25 +49,32 @@ export function detectTurnInterruption(history: readonly Content[]): TailAnalysi
   const nameOf = new Map<string, string>();
   // (id, name) of the calls of earlier model entries that a result can pair with (the
   // first call of an id in an entry; the repair drops the others): older results' calls.
-  const olderPairs = new Set<string>();
-  for (let i = 0; i < lastModelIndex; i++) {
-    const entry = history[i];
-    if (entry?.role !== 'model') continue;
-    const idsInEntry = new Set<string>();
-    for (const part of entry.parts) {
-      const c = part?.functionCall;
-      if (c?.id === undefined || c.id === '' || idsInEntry.has(c.id)) continue;
-      idsInEntry.add(c.id);
-      olderPairs.add(key(c.id, c.name));
+  // Built only when a result's name differs from the last entry's call of its id,
+  // which an ordinary log never has: otherwise every plan paid a string and a set entry per call.
+  let olderPairs: Set<string> | null = null;
+  const olderHas = (id: string, name: string): boolean => {
+    if (olderPairs === null) {
+      olderPairs = new Set<string>();
+      for (let i = 0; i < lastModelIndex; i++) {
+        const entry = history[i];
+        if (entry?.role !== 'model') continue;
+        const idsInEntry = new Set<string>();
+        for (const part of entry.parts) {
+          const c = part?.functionCall;
+          if (c?.id === undefined || c.id === '' || idsInEntry.has(c.id)) continue;
+          idsInEntry.add(c.id);
+          olderPairs.add(key(c.id, c.name));
+        }
+      }
     }
-  }
-
+    return olderPairs.has(key(id, name));
+  };
   const answered = new Set<string>();
   /** Whether a result (id, name) answers the last entry's call of that id. */
   const answers = (id: string | undefined, name: string): boolean => {
     if (id === undefined || !nameOf.has(id)) return false;
     // The latest call with this id and name, or, when none has that name, the latest with this id.
-    return nameOf.get(id) === name || !olderPairs.has(key(id, name));
+    return nameOf.get(id) === name || !olderHas(id, name);
   };
   let realContent = false;
 

@@ -46,23 +46,22 @@ const NEWLINE = 0x0a;
 const CR = 0x0d;
 const DEFAULT_CHUNK = 1 << 20;
 
-/** One valid record line, before the session is chosen and fragments are merged. */
-interface RecordLine {
-  line: number;
-  record: ChatRecord;
-}
+/** One valid record line, before the session is chosen and fragments are merged; becomes its ReadRecord. */
+type RecordLine = ReadRecord;
 
-/** The pieces read for one uuid, merged once at the end (linear in the number of pieces). */
+/**
+ * The pieces read for one uuid that has more than one line, merged once at the end
+ * (linear in the number of pieces). A uuid read once needs none of this: its line
+ * object becomes its ReadRecord as it is (one allocation per record, as before).
+ */
 interface Group {
-  line: number;
-  lastLine: number;
   pieces: ChatRecord[];
   /**
-   * Hash of the JSON of every piece kept so far -> their indexes in `pieces`; built on the
-   * first repeat of the uuid only. Hashes, not the JSON itself: keeping the JSON of 400k
-   * pieces made the garbage collector the larger part of reading them.
+   * Hash of the JSON of every piece kept so far -> their indexes in `pieces`. Hashes,
+   * not the JSON itself: keeping the JSON of 400k pieces made the garbage collector
+   * the larger part of reading them.
    */
-  seen: Map<number, number[]> | null;
+  seen: Map<number, number[]>;
 }
 
 /**
@@ -142,29 +141,37 @@ class LogAccumulator {
     this.runId = null;
     const sessionId = this.chooseSession(fileSessionId);
     const diagnostics = this.diagnostics;
-    const groups: Group[] = [];
-    const byUuid = new UuidIndex((index) => groups[index]!.pieces[0]!.uuid);
-    for (const { line, record } of this.lines) {
+    // Until the end, records[i].record is the first piece of its uuid (what later pieces
+    // are compared with); uuids with more pieces are merged after the loop.
+    const records: ReadRecord[] = [];
+    const groups = new Map<number, Group>();
+    const byUuid = new UuidIndex((index) => records[index]!.record.uuid);
+    for (const entry of this.lines) {
+      const { line, record } = entry;
       if (record.sessionId !== sessionId) {
         diagnostics.push({ code: 'mixed_session_id', line, sessionId: record.sessionId });
         continue;
       }
-      const at = byUuid.findOrAdd(record.uuid, groups.length);
+      const at = byUuid.findOrAdd(record.uuid, records.length);
       if (at < 0) {
-        groups.push({ line, lastLine: line, pieces: [record], seen: null });
+        records.push(entry);
         continue;
       }
-      const group = groups[at]!;
-      const first = group.pieces[0]!;
+      const kept = records[at]!;
+      const first = kept.record;
       // Whatever this line is, it is the uuid's latest line: the leaf is the record of the last line.
-      group.lastLine = line;
+      kept.lastLine = line;
       if (record.type !== first.type) {
         // Another record under a used uuid: merging would put e.g. a user's question
         // inside a model entry. The first keeps the uuid; this one is reported whole.
         diagnostics.push({ code: 'conflicting_uuid', line, uuid: record.uuid, keptType: first.type, type: record.type, record });
         continue;
       }
-      if (group.seen === null) group.seen = new Map([[hashString(JSON.stringify(first)), [0]]]);
+      let group = groups.get(at);
+      if (group === undefined) {
+        group = { pieces: [first], seen: new Map([[hashString(JSON.stringify(first)), [0]]]) };
+        groups.set(at, group);
+      }
       const json = JSON.stringify(record);
       const hash = hashString(json);
       const sameHash = group.seen.get(hash);
@@ -187,11 +194,7 @@ class LogAccumulator {
       }
       group.pieces.push(record);
     }
-    const records = groups.map((g): ReadRecord => {
-      const read: ReadRecord = { line: g.line, record: mergePieces(g.pieces) };
-      if (g.lastLine !== g.line) read.lastLine = g.lastLine;
-      return read;
-    });
+    for (const [at, group] of groups) records[at]!.record = mergePieces(group.pieces);
     // Line order, as a reader going through the file would report them (stable sort).
     diagnostics.sort((a, b) => lineOf(a) - lineOf(b));
     return { records, diagnostics, sessionId };
