@@ -8,6 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { buildPlanForSession } from '../src/recovery/build-plan.js';
 import { buildConversation } from '../src/session/conversation-loader.js';
 import type { ConversationRecord } from '../src/session/conversation.js';
@@ -63,24 +65,42 @@ export function fragmentedLog(pieces: number): string {
   return `${lines.join('\n')}\n`;
 }
 
-function best(reps: number, run: () => void): number {
-  let min = Number.POSITIVE_INFINITY;
-  for (let r = 0; r < reps; r++) {
-    const t = performance.now();
-    run();
-    min = Math.min(min, performance.now() - t);
-  }
-  return min;
+/**
+ * A full collection before each timed run, so each starts from the same clean heap and
+ * the garbage of the previous run (or size) is not collected on this one's clock.
+ * (`--expose-gc` set at run time; the bench is not started with it.)
+ */
+setFlagsFromString('--expose-gc');
+const collect = runInNewContext('gc') as () => void;
+
+function median(xs: number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const m = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[m]! : (sorted[m - 1]! + sorted[m]!) / 2;
 }
 
-async function bestAsync(reps: number, run: () => Promise<void>): Promise<number> {
-  let min = Number.POSITIVE_INFINITY;
+async function timed(run: () => void | Promise<void>): Promise<number> {
+  collect();
+  const t = performance.now();
+  await run();
+  return performance.now() - t;
+}
+
+/**
+ * Runs the small and the large case back to back `reps` times (after one warm-up of
+ * each) and takes the median of the per-pair ratios: on a shared, busy machine a slow
+ * phase then slows both halves of a pair alike.
+ */
+async function scaling(reps: number, small: () => void | Promise<void>, large: () => void | Promise<void>) {
+  await timed(small);
+  await timed(large);
+  const smallMs: number[] = [];
+  const largeMs: number[] = [];
   for (let r = 0; r < reps; r++) {
-    const t = performance.now();
-    await run();
-    min = Math.min(min, performance.now() - t);
+    smallMs.push(await timed(small));
+    largeMs.push(await timed(large));
   }
-  return min;
+  return { smallMs: median(smallMs), largeMs: median(largeMs), ratio: median(largeMs.map((x, i) => x / smallMs[i]!)) };
 }
 
 export interface ScalingFigure {
@@ -93,35 +113,30 @@ export interface ScalingFigure {
   ratio: number;
 }
 
-/** Plan time over a last model entry with `n` and `10n` calls (best of `reps`). */
-export function planManyCalls(n: number, reps = 3): ScalingFigure {
-  const time = (calls: number): number => {
-    const conversation = manyCallsConversation(calls);
-    return best(reps, () => {
-      const plan = buildPlanForSession({ conversation, historyGaps: [], diagnostics: [] });
-      if (plan.kind !== 'interrupted_turn') throw new Error(`unexpected kind ${plan.kind}`);
-    });
+/** Plan time over a last model entry with `n` and `10n` calls (medians of `reps` pairs). */
+export async function planManyCalls(n: number, reps = 5): Promise<ScalingFigure> {
+  const plan = (conversation: ConversationRecord) => (): void => {
+    const p = buildPlanForSession({ conversation, historyGaps: [], diagnostics: [] });
+    if (p.kind !== 'interrupted_turn') throw new Error(`unexpected kind ${p.kind}`);
   };
-  const smallMs = time(n);
-  const largeMs = time(10 * n);
-  return { name: 'plan: last model entry with many calls', small: n, large: 10 * n, smallMs, largeMs, ratio: largeMs / smallMs };
+  const figure = await scaling(reps, plan(manyCallsConversation(n)), plan(manyCallsConversation(10 * n)));
+  return { name: 'plan: last model entry with many calls', small: n, large: 10 * n, ...figure };
 }
 
-/** Read + load time of a record split into `n` and `10n` fragments (best of `reps`). */
-export async function readManyFragments(n: number, reps = 3): Promise<ScalingFigure> {
+/** Read + load time of a record split into `n` and `10n` fragments (medians of `reps` pairs). */
+export async function readManyFragments(n: number, reps = 5): Promise<ScalingFigure> {
   const dir = mkdtempSync(join(tmpdir(), 'mend-bench-fragments-'));
   try {
-    const time = async (pieces: number): Promise<number> => {
+    const load = (pieces: number) => {
       const path = join(dir, `${pieces}.jsonl`);
       writeFileSync(path, fragmentedLog(pieces));
-      return bestAsync(reps, async () => {
+      return async (): Promise<void> => {
         const loaded = buildConversation(await readSessionLog(path));
         if (loaded.conversation.records.length !== 2) throw new Error('fragments not merged');
-      });
+      };
     };
-    const smallMs = await time(n);
-    const largeMs = await time(10 * n);
-    return { name: 'read+load: one record in many fragments', small: n, large: 10 * n, smallMs, largeMs, ratio: largeMs / smallMs };
+    const figure = await scaling(reps, load(n), load(10 * n));
+    return { name: 'read+load: one record in many fragments', small: n, large: 10 * n, ...figure };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
