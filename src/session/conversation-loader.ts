@@ -230,8 +230,9 @@ function markersAfterLastModel(records: ChatRecord[], diagnostics: LoadDiagnosti
   for (let i = start; i < records.length; i++) {
     const record = records[i]!;
     if (record.type !== 'system') {
-      // A new prompt or a result after a marker: the tail went on, the marker no longer ends it.
-      if (record.message.parts.length > 0) endedBy = null;
+      // A new prompt after a marker: the tail went on, the marker no longer ends it. (A
+      // result recorded after it is a late write of the stopped turn itself: it still ends it.)
+      if (record.type === 'user' && record.message.parts.length > 0) endedBy = null;
       continue;
     }
     if (record.subtype === SystemSubtype.turnAborted) {

@@ -69,7 +69,7 @@ export interface ConversationRecord {
     turnFailed?: TurnFailedMarker[];
     /**
      * The marker that ends the tail: the last `turn_aborted` or `turn_failed` after the
-     * last model entry, unless a new prompt, a result or a recovery attempt followed it
+     * last model entry, unless a new prompt (a user record) or a recovery attempt followed it
      * (then the tail went on and crashed later: cause comes from the tail's end only).
      * Undefined for conversations built without it (the last marker then decides).
      */

@@ -267,4 +267,14 @@ describe('buildConversation: issue 9 rules', () => {
     expect(conversation.afterLastModel.turnAborted).toEqual([{ uuid: 'ab', reason: 'sigint' }]);
     expect(conversation.afterLastModel.endedBy).toBeNull();
   });
+
+  it('a result written after the abort marker is a late write of the stopped turn: the marker still ends the tail', () => {
+    const records = [
+      user({ uuid: 'a' }),
+      assistant({ uuid: 'b', parentUuid: 'a', callId: 'c1' }),
+      system({ uuid: 'ab', parentUuid: 'b', subtype: 'turn_aborted', payload: { reason: 'sigterm' } }),
+      toolResult({ uuid: 'r', parentUuid: 'ab', callId: 'c1' }),
+    ];
+    expect(buildConversation(readOf(records)).conversation.afterLastModel.endedBy).toEqual({ subtype: 'turn_aborted', uuid: 'ab' });
+  });
 });

@@ -263,7 +263,7 @@ function markersAfterLastModel(records: readonly ChatRecord[]): TailMarkers {
   let endedBy: TailMarkers['endedBy'] = null;
   for (const record of records.slice(start)) {
     if (record.type !== 'system') {
-      if (record.message.parts.length > 0) endedBy = null; // the tail went on
+      if (record.type === 'user' && record.message.parts.length > 0) endedBy = null; // a new prompt: the tail went on
       continue;
     }
     const payload = (record.systemPayload ?? {}) as Record<string, unknown>;
