@@ -10,6 +10,7 @@
  *           at least 9, start-up at least 11); ratios are medians of per-run ratios
  * --quick   skip the 100 MB and 1M-record sessions (for development)
  * --json    also write all raw measurements to FILE (default .bench/results.json)
+ * --worst-only  only the linear-scaling worst cases (many calls in one turn, many fragments)
  *
  * See docs/performance.md for the method, the targets and the latest figures.
  */
@@ -20,6 +21,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { ensureSession, type GeneratedSession, type SessionSpec } from './generate.js';
+import { planManyCalls, readManyFragments, type ScalingFigure } from './worst-cases.js';
 import { sessionLogPath } from '../src/session/session-paths.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -43,6 +45,7 @@ const QUICK = flag('--quick');
 const REPS = Math.max(5, Number(value('--reps') ?? 5) || 5);
 const STARTUP_REPS = Math.max(11, REPS);
 const JSON_OUT = value('--json') ?? join(benchDir, 'results.json');
+const WORST_ONLY = flag('--worst-only');
 
 // ---- targets --------------------------------------------------------------------------------
 
@@ -56,6 +59,12 @@ const TARGET = {
   growth: 1.25,
   startup: 5,
   cliRecovery: 1.5,
+  /**
+   * Time at 10x the size over time at 1x, for the worst cases of issue 9 (many calls in
+   * one model entry, one record in many fragments): about 10 when linear, about 100 when
+   * quadratic. The margin above 10 absorbs GC and cache effects on a shared machine.
+   */
+  worstCaseScaling: 20,
 };
 const HEAVY_PACKAGES = ['openai', 'execa'];
 
@@ -444,6 +453,23 @@ async function startup(env: { home: string; project: string }): Promise<void> {
   raw['modules'] = { urls, cjs, packages: [...packages], heavy };
 }
 
+/** Linear, not quadratic: 10x more calls (fragments) costs about 10x the time, measured in this run. */
+async function worstCases(): Promise<void> {
+  const figures: ScalingFigure[] = [await planManyCalls(16_000, REPS), await readManyFragments(4_000, REPS)];
+  for (const f of figures) {
+    addRow({
+      section: 'worst case',
+      name: `${f.name}: ${f.small} -> ${f.large}`,
+      value: `${ms(f.smallMs)} -> ${ms(f.largeMs)}`,
+      baseline: '10x the size (median of paired runs)',
+      wall: f.ratio,
+      cpu: null,
+      target: TARGET.worstCaseScaling,
+    });
+  }
+  raw['worstCases'] = figures;
+}
+
 function printTable(): void {
   const header = ['section', 'measurement', 'mend', 'baseline (same run)', 'ratio', 'cpu ratio', 'target', ''];
   const x = (v: number | null): string => (v === null ? '' : `${fmt(v)}x`);
@@ -469,7 +495,9 @@ async function main(): Promise<void> {
   };
   log(`mend bench: ${machine.nproc} cpus (${machine.cpu}), node ${machine.node}, load ${machine.loadavgStart.join(' ')}, ${REPS} reps`);
 
-  const specs = QUICK ? SESSIONS.filter((s) => s.label === 'large-10mb' || s.label === 'small-100k') : SESSIONS;
+  log('worst cases (linear scaling)');
+  await worstCases();
+  const specs = WORST_ONLY ? [] : QUICK ? SESSIONS.filter((s) => s.label === 'large-10mb' || s.label === 'small-100k') : SESSIONS;
   const sessions = new Map<string, GeneratedSession>();
   for (const spec of specs) {
     const t = performance.now();
@@ -481,8 +509,10 @@ async function main(): Promise<void> {
   const home = realpathSync(mkdtempSync(join(tmpdir(), 'mend-bench-home-')));
   const project = realpathSync(mkdtempSync(join(tmpdir(), 'mend-bench-project-')));
   try {
-    log('start-up');
-    await startup({ home, project });
+    if (!WORST_ONLY) {
+      log('start-up');
+      await startup({ home, project });
+    }
 
     const stats = new Map<string, FileStats>();
     for (const [label, s] of sessions) {

@@ -2,12 +2,12 @@
  * buildSessionRecoveryPlan: the one pure function every entrypoint uses.
  * Same input, same plan: no I/O, no clock, no randomness.
  */
-import { apiHistoryView } from '../session/api-history.js';
+import { apiHistoryView, cloneJson } from '../session/api-history.js';
 import type { LoadedSession } from '../session/conversation.js';
 import type { Content, Part, RecoveryRepair, SessionRecoveryKind } from '../session/records.js';
-import { detectTurnInterruption, type TailAnalysis } from './detect-interruption.js';
+import { detectTurnInterruption, lastModelEntryIndex, type TailAnalysis } from './detect-interruption.js';
 import { derivePlanId } from './plan-id.js';
-import type { BuildPlanInput, RecoveryCause, RecoveryContinuation, SessionRecoveryPlan } from './plan-types.js';
+import type { BuildPlanInput, RecoveryCause, RecoveryContinuation, RecoveryLastError, SessionRecoveryPlan } from './plan-types.js';
 import { decidePolicy } from './recovery-policy.js';
 import { repairHistory } from './repair-history.js';
 import { buildVisibleNotice } from './visible-notice.js';
@@ -18,15 +18,36 @@ function kindOf(degraded: boolean, tail: TailAnalysis): SessionRecoveryKind {
   return tail.state;
 }
 
+/**
+ * How the tail ended, from the tail only: a live lease holder means it has not ended;
+ * otherwise the marker that ends the tail (an abort or a failure the tail did not go
+ * on past: an abort followed by a new prompt that then crashed is a crash).
+ */
 function causeOf(input: BuildPlanInput, tail: TailAnalysis): RecoveryCause {
-  if (input.conversation.afterLastModel.turnAborted.length > 0) return 'aborted';
+  if (input.activeWriter) return 'running';
+  const ended = endMarker(input);
+  if (ended === 'turn_aborted') return 'aborted';
+  if (ended === 'turn_failed') return 'failed';
   if (tail.state === 'complete') return 'none';
   return input.conversation.writtenByMend ? 'crash' : 'unknown';
 }
 
-function lastModelIndex(history: readonly Content[]): number {
-  for (let i = history.length - 1; i >= 0; i--) if (history[i]?.role === 'model') return i;
-  return -1;
+function endMarker(input: BuildPlanInput): 'turn_aborted' | 'turn_failed' | null {
+  const after = input.conversation.afterLastModel;
+  // Conversations built without endedBy (older callers): the last marker decides.
+  if (after.endedBy === undefined) {
+    if ((after.turnFailed?.length ?? 0) > 0) return 'turn_failed';
+    return after.turnAborted.length > 0 ? 'turn_aborted' : null;
+  }
+  return after.endedBy?.subtype ?? null;
+}
+
+function lastErrorOf(input: BuildPlanInput, cause: RecoveryCause): RecoveryLastError | null {
+  if (cause !== 'failed') return null;
+  const after = input.conversation.afterLastModel;
+  const endedBy = after.endedBy;
+  const marker = after.turnFailed?.find((m) => m.uuid === endedBy?.uuid) ?? after.turnFailed?.at(-1);
+  return marker ? { code: marker.code, message: marker.message } : null;
 }
 
 function describeParts(parts: readonly Part[], synthetic: readonly string[]): string {
@@ -50,13 +71,16 @@ function buildContinuation(
   if (kind !== 'interrupted_prompt' && kind !== 'interrupted_turn') return undefined;
   // Everything after the last model entry of the history that is sent: executing the
   // continuation sends apiHistory as it is, so these parts reach the model exactly once.
-  const parts = apiHistory.slice(lastModelIndex(apiHistory) + 1).flatMap((entry) => entry.parts);
+  const parts = apiHistory.slice(lastModelEntryIndex(apiHistory) + 1).flatMap((entry) => entry.parts);
+  // A set: with 160k calls, includes() per part made this quadratic.
+  const synthetic = new Set(synthesized);
   const syntheticCallIds = parts
     .map((p) => p.functionResponse?.id)
-    .filter((id): id is string => id !== undefined && synthesized.includes(id));
+    .filter((id): id is string => id !== undefined && synthetic.has(id));
   return {
     mode: kind === 'interrupted_turn' ? 'tool_result_parts' : 'retry_user_parts',
-    parts: structuredClone(parts),
+    // cloneJson: structuredClone was most of the plan time over a turn of 160k calls.
+    parts: cloneJson(parts) as Part[],
     displayText: describeParts(parts, syntheticCallIds),
     syntheticCallIds,
   };
@@ -76,6 +100,9 @@ export function buildSessionRecoveryPlan(input: BuildPlanInput): SessionRecovery
   const tail = detectTurnInterruption(originalApiHistory);
   const kind = kindOf(liveGaps.length > 0 || liveCycle, tail);
   const cause = causeOf(input, tail);
+  const lastError = lastErrorOf(input, cause);
+  const activeWriter = input.activeWriter ? structuredClone(input.activeWriter) : null;
+  const sidechainRecords = conversation.sidechainRecords ?? 0;
   const previousAttempts = conversation.afterLastModel.recoveryRecords.length;
 
   // 2. The provider-safe history. What the repair leaves alone is shared, not cloned.
@@ -113,6 +140,9 @@ export function buildSessionRecoveryPlan(input: BuildPlanInput): SessionRecovery
     previousAttempts,
     gapCount: liveGaps.length,
     hasCycle: liveCycle,
+    activeWriter,
+    lastError,
+    sidechainRecords,
   });
 
   const plan: SessionRecoveryPlan = {
@@ -127,6 +157,9 @@ export function buildSessionRecoveryPlan(input: BuildPlanInput): SessionRecovery
     leafUuid: conversation.leafUuid,
     cause,
     previousAttempts,
+    activeWriter,
+    lastError,
+    sidechainRecords,
   };
   if (visibleNotice !== undefined) plan.visibleNotice = visibleNotice;
   if (continuation !== undefined) plan.continuation = continuation;
@@ -134,12 +167,17 @@ export function buildSessionRecoveryPlan(input: BuildPlanInput): SessionRecovery
 }
 
 /** The plan of a loaded session, under the id its records carry: what every entrypoint builds. */
-export function buildPlanForSession(loaded: LoadedSession, options: BuildPlanInput['options'] = {}): SessionRecoveryPlan {
+export function buildPlanForSession(
+  loaded: LoadedSession,
+  options: BuildPlanInput['options'] = {},
+  activeWriter: BuildPlanInput['activeWriter'] = null,
+): SessionRecoveryPlan {
   return buildSessionRecoveryPlan({
     sessionId: loaded.conversation.sessionId,
     conversation: loaded.conversation,
     historyGaps: loaded.historyGaps,
     diagnostics: loaded.diagnostics,
     options,
+    activeWriter,
   });
 }

@@ -2,7 +2,20 @@
  * Classifies the tail of an API history AS WRITTEN. This must run before any
  * repair: once a dangling call is closed by a synthetic result, an interrupted
  * turn looks like an interrupted prompt.
+ *
+ * The last model entry is the last one holding something a provider receives
+ * (model-entry.ts): an empty or thought-only model entry answers nothing and
+ * closes nothing, so the tail is classified as if it were absent.
+ *
+ * A result answers a call of the last model entry when it is the latest call with
+ * the result's id and function name (servers that send `call_0` in every response
+ * reuse ids, so a late result of an older call must not close a newer one); a
+ * result whose name no call of that id has answers the latest call of its id (it is
+ * renamed by the repair). Results may also sit inside the last model entry itself,
+ * after their call (a model entry holding its own result): they answer too.
+ * Linear in the size of the history.
  */
+import { isModelEntry } from '../session/model-entry.js';
 import type { Content } from '../session/records.js';
 import { isRealUserContent } from './parts.js';
 
@@ -16,38 +29,86 @@ export interface TailAnalysis {
   danglingCallIds: string[];
 }
 
-export function detectTurnInterruption(history: readonly Content[]): TailAnalysis {
-  let lastModelIndex = -1;
+/** Index of the last entry that is a model entry (model-entry.ts), or -1. */
+export function lastModelEntryIndex(history: readonly Content[]): number {
   for (let i = history.length - 1; i >= 0; i--) {
-    if (history[i]?.role === 'model') {
-      lastModelIndex = i;
-      break;
+    const entry = history[i];
+    if (entry?.role === 'model' && isModelEntry(entry.parts)) return i;
+  }
+  return -1;
+}
+
+const key = (id: string, name: string): string => `${id}\u0000${name}`;
+
+export function detectTurnInterruption(history: readonly Content[]): TailAnalysis {
+  const lastModelIndex = lastModelEntryIndex(history);
+  const lastModel = lastModelIndex >= 0 ? history[lastModelIndex] : undefined;
+
+  // The last entry's calls by id (the first of a repeated id: the repair drops the others).
+  const callIds: string[] = [];
+  const nameOf = new Map<string, string>();
+  // (id, name) of the calls of earlier model entries that a result can pair with (the
+  // first call of an id in an entry; the repair drops the others): older results' calls.
+  // Built only when a result's name differs from the last entry's call of its id,
+  // which an ordinary log never has: otherwise every plan paid a string and a set entry per call.
+  let olderPairs: Set<string> | null = null;
+  const olderHas = (id: string, name: string): boolean => {
+    if (olderPairs === null) {
+      olderPairs = new Set<string>();
+      for (let i = 0; i < lastModelIndex; i++) {
+        const entry = history[i];
+        if (entry?.role !== 'model') continue;
+        const idsInEntry = new Set<string>();
+        for (const part of entry.parts) {
+          const c = part?.functionCall;
+          if (c?.id === undefined || c.id === '' || idsInEntry.has(c.id)) continue;
+          idsInEntry.add(c.id);
+          olderPairs.add(key(c.id, c.name));
+        }
+      }
+    }
+    return olderPairs.has(key(id, name));
+  };
+  const answered = new Set<string>();
+  /** Whether a result (id, name) answers the last entry's call of that id. */
+  const answers = (id: string | undefined, name: string): boolean => {
+    if (id === undefined || !nameOf.has(id)) return false;
+    // The latest call with this id and name, or, when none has that name, the latest with this id.
+    return nameOf.get(id) === name || !olderHas(id, name);
+  };
+  let realContent = false;
+
+  for (const part of lastModel?.parts ?? []) {
+    if (part === undefined) continue;
+    const c = part.functionCall;
+    // Calls without an id can never be paired with a result; the design skips them.
+    if (c?.id !== undefined && c.id !== '' && !nameOf.has(c.id)) {
+      callIds.push(c.id);
+      nameOf.set(c.id, c.name);
+    }
+    // A result inside the model entry, after its call: the repair splits it out right after.
+    const r = part.functionResponse;
+    if (r !== undefined && answers(r.id, r.name) && !answered.has(r.id!)) {
+      answered.add(r.id!);
+      realContent = true;
     }
   }
 
-  const callIds: string[] = [];
-  const lastModel = lastModelIndex >= 0 ? history[lastModelIndex] : undefined;
-  for (const part of lastModel?.parts ?? []) {
-    const id = part.functionCall?.id;
-    // Calls without an id can never be paired with a result; the design skips them.
-    if (id !== undefined && id !== '' && !callIds.includes(id)) callIds.push(id);
-  }
-
-  const answered = new Set<string>();
-  let realContent = false;
   for (let i = lastModelIndex + 1; i < history.length; i++) {
     const entry = history[i];
-    if (!entry || entry.role !== 'user') continue;
+    if (!entry) continue;
     for (const part of entry.parts) {
-      const responseId = part.functionResponse?.id;
+      if (part === undefined) continue;
       if (part.functionResponse !== undefined) {
         // Results of earlier calls get hoisted and results of no call get dropped:
-        // neither is something the user is still waiting on.
-        if (responseId !== undefined && callIds.includes(responseId)) {
-          answered.add(responseId);
+        // neither is something the user is still waiting on. (A result inside a later
+        // thought-only model entry is split out to its call like any other.)
+        const r = part.functionResponse;
+        if (answers(r.id, r.name)) {
+          answered.add(r.id!);
           realContent = true;
         }
-      } else if (isRealUserContent(part)) {
+      } else if (entry.role === 'user' && isRealUserContent(part)) {
         realContent = true;
       }
     }

@@ -2,13 +2,24 @@
  * The SessionRecoveryPlan of the design (section 2), plus mend's additions:
  * diagnostics, leafUuid, cause and previousAttempts.
  */
+import type { ActiveWriter } from '../session/active-writer.js';
 import type { ConversationRecord, HistoryGap, LoadDiagnostic } from '../session/conversation.js';
 import type { Content, Part, RecoveryRepair, SessionRecoveryKind } from '../session/records.js';
 
-export type { RecoveryRepair, SessionRecoveryKind };
+export type { ActiveWriter, RecoveryRepair, SessionRecoveryKind };
 
-/** What the tail says about how the last turn ended. */
-export type RecoveryCause = 'none' | 'crash' | 'aborted' | 'unknown';
+/**
+ * What the tail says about how the last turn ended. `running`: another process holds
+ * the session's write lease right now (an input, see BuildPlanInput.activeWriter);
+ * `failed`: the run ended with a known error and wrote a `turn_failed` marker.
+ */
+export type RecoveryCause = 'none' | 'crash' | 'aborted' | 'unknown' | 'running' | 'failed';
+
+/** The error a failed run recorded (`turn_failed` marker). */
+export interface RecoveryLastError {
+  code: string;
+  message: string;
+}
 
 export type ContinuationMode = 'retry_user_parts' | 'tool_result_parts';
 
@@ -49,6 +60,12 @@ export interface SessionRecoveryPlan {
   leafUuid: string | null;
   cause: RecoveryCause;
   previousAttempts: number;
+  /** The live holder of the session's write lease (cause `running`), or null. */
+  activeWriter: ActiveWriter | null;
+  /** The error of a failed run (cause `failed`), or null. */
+  lastError: RecoveryLastError | null;
+  /** Subagent transcript records (`isSidechain`) set aside: not part of the main history or its plan. */
+  sidechainRecords: number;
 }
 
 export interface BuildPlanInput {
@@ -57,4 +74,9 @@ export interface BuildPlanInput {
   historyGaps?: HistoryGap[];
   diagnostics?: LoadDiagnostic[];
   options?: { allowAutoContinue?: boolean };
+  /**
+   * Who is writing the session right now, as the store reports its lease holder; null or
+   * absent when nobody is. A live session is not a crash: the plan says `running`.
+   */
+  activeWriter?: ActiveWriter | null;
 }

@@ -7,6 +7,7 @@
  */
 import { cloneJson } from '../session/api-history.js';
 import type { Content, FunctionResponse, Part, RecoveryRepair } from '../session/records.js';
+import { isEmptyPart, isModelEntry, isThoughtPart } from '../session/model-entry.js';
 import { syntheticResultPart } from './synthetic-result.js';
 
 export interface RepairResult {
@@ -43,6 +44,21 @@ interface CallInfo {
   /** Index of the input entry the response part is taken from as it is (shareUnchanged only). */
   responseEntry?: number;
   hoisted: boolean;
+  /** The function name the result was recorded under, when it is not the call's. */
+  renamedFrom?: string | undefined;
+  /** Part number of that renamed result, which a result under the call's own name displaces. */
+  responseK?: number;
+}
+
+const pairKey = (id: string, name: string): string => `${id}\u0000${name}`;
+
+/** Whether every part is a thought (holes skipped): what a thought-only entry leaves. */
+function onlyThoughts(parts: readonly Part[]): boolean {
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i];
+    if (p !== undefined && !isThoughtPart(p)) return false;
+  }
+  return true;
 }
 
 /** Plain objects (and null-prototype ones) clone through the plain path of cloneJson. */
@@ -103,19 +119,36 @@ export function repairHistory(input: readonly Content[], options: RepairOptions 
   // only unique per model entry: some providers number calls call_0, call_1... in every response.
   const calls: CallInfo[] = [];
   const callAt = new Int32Array(partCount);
-  // A result answers the latest earlier call of its id. That is almost always a call of
-  // the latest model entry (calls[recentStart...]), found by a short scan; only for
-  // other results is the map of the latest call of each id brought up to date.
+  // A result answers the latest earlier call of its id AND function name: servers that
+  // number calls call_0, call_1... in every response reuse ids, and a late result of an
+  // older call must not close a newer call of another tool. A result whose name no call
+  // of its id has answers the latest call of its id and is renamed (reported). The
+  // latest call is almost always one of the latest model entry (calls[recentStart...]),
+  // found by a short scan; only for other results are the maps brought up to date.
   const latestById = new Map<string, CallInfo>();
+  const latestByPair = new Map<string, CallInfo>();
   let indexed = 0;
   let recentStart = 0;
-  const latestCall = (id: string): CallInfo | undefined => {
+  const findCall = (id: string, name: string): { call: CallInfo; renamed: boolean } | undefined => {
     const end = calls.length;
+    let byId: CallInfo | undefined;
     if (end - recentStart <= 16) {
-      for (let j = end - 1; j >= recentStart; j--) if (calls[j]!.id === id) return calls[j];
+      for (let j = end - 1; j >= recentStart; j--) {
+        const c = calls[j]!;
+        if (c.id !== id) continue;
+        if (c.name === name) return { call: c, renamed: false };
+        byId ??= c;
+      }
     }
-    for (; indexed < end; indexed++) latestById.set(calls[indexed]!.id, calls[indexed]!);
-    return latestById.get(id);
+    for (; indexed < end; indexed++) {
+      const c = calls[indexed]!;
+      latestById.set(c.id, c);
+      latestByPair.set(pairKey(c.id, c.name), c);
+    }
+    const pair = latestByPair.get(pairKey(id, name));
+    if (pair) return { call: pair, renamed: false };
+    const any = byId ?? latestById.get(id);
+    return any ? { call: any, renamed: true } : undefined;
   };
   // Fate of every response part, by part number.
   const fates = new Uint8Array(partCount);
@@ -123,10 +156,12 @@ export function repairHistory(input: readonly Content[], options: RepairOptions 
   const droppedCalls = new Map<number, RecoveryRepair>();
 
   // Pass 1: pair every response with the latest earlier call of the same id.
+  // (An empty or thought-only model entry is dropped below, so it separates nothing.)
   const nextModelIndex = new Float64Array(input.length).fill(Number.POSITIVE_INFINITY);
   for (let i = input.length - 1, next = Number.POSITIVE_INFINITY; i >= 0; i--) {
     nextModelIndex[i] = next;
-    if (input[i]?.role === 'model') next = i;
+    const e = input[i];
+    if (e?.role === 'model' && isModelEntry(e.parts)) next = i;
   }
 
   // (Holes in sparse arrays are skipped, as forEach would; they still take a number.)
@@ -162,12 +197,25 @@ export function repairHistory(input: readonly Content[], options: RepairOptions 
       const response = part.functionResponse;
       if (!response) continue;
       const id = response.id;
-      const call = id === undefined ? undefined : latestCall(id);
+      const found = id === undefined ? undefined : findCall(id, response.name);
+      const call = found?.call;
       if (!call) {
         fates[k] = Fate.Orphan;
-      } else if (call.response) {
+      } else if (call.response && !(call.renamedFrom !== undefined && !found!.renamed)) {
         fates[k] = Fate.Duplicate;
+      } else if (found!.renamed) {
+        // Sent under its call's name: a provider pairs results with calls by both.
+        call.renamedFrom = response.name;
+        call.responseK = k;
+        call.response = { functionResponse: { ...(cloneJson(response) as FunctionResponse), name: call.name } };
       } else {
+        // A result under the call's own name beats one taken under another name: that one
+        // becomes the duplicate.
+        if (call.renamedFrom !== undefined) {
+          fates[call.responseK!] = Fate.Duplicate;
+          call.renamedFrom = undefined;
+          call.responseEntry = undefined;
+        }
         // A part that is nothing but the result is already exactly what gets sent.
         if (share && isPlain(part) && hasOnlyKey(part, 'functionResponse')) {
           call.response = part;
@@ -175,6 +223,8 @@ export function repairHistory(input: readonly Content[], options: RepairOptions 
         } else {
           call.response = { functionResponse: cloneJson(response) as FunctionResponse };
         }
+      }
+      if (call && fates[k] === Fate.None) {
         // Adjacent: in the user entries between the call's model entry and the next model entry.
         const adjacent = entry.role === 'user' && entryIndex < (nextModelIndex[call.entryIndex] ?? Number.POSITIVE_INFINITY);
         call.hoisted = !adjacent;
@@ -216,7 +266,8 @@ export function repairHistory(input: readonly Content[], options: RepairOptions 
       const plain = !dropped && isPlain(part);
       if (plain && !Object.hasOwn(part, 'functionResponse')) {
         // Nothing to take out: the part stays as it is (the common case).
-        if (!hasOwnKey(part)) {
+        // An empty leftover ({}, only thoughtSignature or thought:false, empty text) is not sent.
+        if (!hasOwnKey(part) || isEmptyPart(part)) {
           kept ??= copyPrefix(parts, partIndex);
           continue;
         }
@@ -230,7 +281,7 @@ export function repairHistory(input: readonly Content[], options: RepairOptions 
         kept ??= copyPrefix(parts, partIndex);
         const { functionResponse: _response, ...others } = part;
         if (dropped) delete others.functionCall;
-        if (Object.keys(others).length === 0) continue;
+        if (isEmptyPart(others)) continue;
         kept.push(cloneJson(others) as Part);
       }
       const at = callAt[k]!;
@@ -238,10 +289,11 @@ export function repairHistory(input: readonly Content[], options: RepairOptions 
     }
     if (kept === null) {
       // Every part kept as it is: the entry itself when it is exactly { role, parts }.
-      if (parts.length === 0) continue;
+      // Nothing but thoughts is not sent: a provider would get an empty turn.
+      if (parts.length === 0 || (entryCalls === undefined && onlyThoughts(parts))) continue;
       history.push(isBareEntry(entry) ? entry : { role: entry.role, parts: copyPrefix(parts, parts.length) });
     } else {
-      if (kept.length === 0) continue;
+      if (kept.length === 0 || (entryCalls === undefined && onlyThoughts(kept))) continue;
       history.push({ role: entry.role, parts: kept });
     }
     if (entry.role !== 'model' || entryCalls === undefined) continue;
@@ -260,6 +312,9 @@ export function repairHistory(input: readonly Content[], options: RepairOptions 
       const id = call.id;
       if (call.response) {
         if (call.hoisted) repairs.push({ type: 'hoisted_tool_result', callId: id, name: call.name });
+        if (call.renamedFrom !== undefined) {
+          repairs.push({ type: 'renamed_tool_result', callId: id, name: call.name, recordedName: call.renamedFrom });
+        }
         results.push(call.response);
       } else {
         repairs.push({ type: 'synthesized_tool_result', callId: id, name: call.name });

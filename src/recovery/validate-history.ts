@@ -2,6 +2,7 @@
  * The invariants a provider needs, checked on the exact history that gets sent.
  * Tests, property tests and the engine (before every request) use this.
  */
+import { isEmptyPart, isThoughtPart } from '../session/model-entry.js';
 import type { Content } from '../session/records.js';
 
 export type HistoryValidation = { ok: true } | { ok: false; problems: string[] };
@@ -14,9 +15,13 @@ export function validateProviderHistory(contents: readonly Content[]): HistoryVa
   contents.forEach((entry, i) => {
     if (entry.role !== 'user' && entry.role !== 'model') problems.push(`entry ${i}: unknown role`);
     if (entry.parts.length === 0) problems.push(`entry ${i}: no parts`);
+    // Leftovers a provider rejects or receives as an empty turn.
+    if (entry.parts.some((p) => isEmptyPart(p))) problems.push(`entry ${i}: empty part`);
+    if (entry.parts.length > 0 && entry.parts.every((p) => isThoughtPart(p))) problems.push(`entry ${i}: nothing but thoughts`);
     if (entry.role !== 'model') return;
 
     const callIds: string[] = [];
+    const callNames: string[] = [];
     // Ids need only be unique per model entry: providers may reuse call_0 in every response.
     const seenCalls = new Set<string>();
     for (const part of entry.parts) {
@@ -30,6 +35,7 @@ export function validateProviderHistory(contents: readonly Content[]): HistoryVa
       if (seenCalls.has(id)) problems.push(`entry ${i}: call id ${id} used twice in one entry`);
       seenCalls.add(id);
       callIds.push(id);
+      callNames.push(part.functionCall.name);
     }
     if (callIds.length === 0) return;
 
@@ -48,6 +54,13 @@ export function validateProviderHistory(contents: readonly Content[]): HistoryVa
         `entry ${i + 1}: results [${answered.join(', ')}] do not answer calls [${callIds.join(', ')}] once each in order`,
       );
     }
+    // Providers pair a result with its call by id and function name.
+    next.parts.forEach((p, k) => {
+      const name = p.functionResponse?.name;
+      if (name !== undefined && k < callNames.length && name !== callNames[k]) {
+        problems.push(`entry ${i + 1}: result ${answered[k]} is named ${name}, its call ${callNames[k]}`);
+      }
+    });
   });
 
   contents.forEach((entry, i) => {

@@ -428,7 +428,7 @@ export async function loadAndPlan(
   const read = await store.read(ref);
   // An empty or fully damaged log names no session; its ref may.
   const loaded = buildConversation(read, isSessionId(ref.sessionId) ? { fallbackSessionId: ref.sessionId } : {});
-  void activeWriter; // an input of the plan once the core reports live sessions (issue 9)
-  const plan = buildPlanForSession(loaded, { allowAutoContinue });
+  // A live holder is an input of the plan: a session being written is `running`, not crashed.
+  const plan = buildPlanForSession(loaded, { allowAutoContinue }, activeWriter);
   return { loaded, plan };
 }

@@ -1,14 +1,17 @@
 /**
- * The live holder of a session's writer lease, as a store reports it: the JSONL
- * lock knows host, pid and start time; the PostgreSQL store adds its lease epoch.
- * An input of the plan (a live session is not a crash), so it lives innermost.
+ * The live holder of a session's write lease, as the store reports it: the JSONL
+ * lock knows host, pid and start time; a database store adds its lease epoch.
+ * A session someone is still writing is not a crash, so the plan takes this as an
+ * input (the plan stays a pure function of its inputs; who holds the lease is one).
  */
 import { z } from 'zod';
 
 export const ActiveWriterSchema = z.object({
-  store: z.string(),
+  /** Which store holds the lease (e.g. "jsonl", "postgres"). */
+  store: z.string().min(1),
   host: z.string(),
   pid: z.number().int(),
+  /** ISO 8601 time the holder took the lease. */
   since: z.string(),
   epoch: z.number().int().optional(),
 });

@@ -2,7 +2,7 @@
  * What the loader hands to the pure Recovery Service: the active chain of one
  * session, plus everything it noticed on the way, as values.
  */
-import type { ChatRecord, Content, SystemRecord, TurnAbortReason } from './records.js';
+import type { ChatRecord, Content, RecordType, SystemRecord, TurnAbortReason } from './records.js';
 
 /** Problems found while reading or loading. Never thrown: reported in the plan. */
 export type LoadDiagnostic =
@@ -10,6 +10,15 @@ export type LoadDiagnostic =
   | { code: 'malformed_line'; line: number }
   | { code: 'invalid_record'; line: number; reason: string }
   | { code: 'mixed_session_id'; line: number; sessionId: string }
+  /** A line identical to an earlier line of the same record (a repeated write): read once. */
+  | { code: 'repeated_line'; line: number; uuid: string }
+  /**
+   * A uuid reused by a record of another type (or message role): the first record keeps
+   * the uuid, this one is set aside whole and carried here so nothing of it is lost.
+   */
+  | { code: 'conflicting_uuid'; line: number; uuid: string; keptType: RecordType; type: RecordType; record: ChatRecord }
+  /** A later fragment names another parent than the first one, whose parent is kept (as Qwen Code does). */
+  | { code: 'conflicting_parent_uuid'; line: number; uuid: string; keptParentUuid: string | null; parentUuid: string | null }
   | { code: 'parent_cycle'; uuid: string; beforeCheckpoint: boolean }
   | { code: 'invalid_system_payload'; uuid: string; subtype: string; reason: string };
 
@@ -26,6 +35,15 @@ export interface HistoryGap {
 export interface ReadRecord {
   line: number;
   record: ChatRecord;
+  /** The line of its last fragment, when that is not `line`: the leaf is the record of the file's last record line. */
+  lastLine?: number;
+}
+
+/** A `turn_failed` marker: the run ended with a known error, not a crash. */
+export interface TurnFailedMarker {
+  uuid: string;
+  code: string;
+  message: string;
 }
 
 export interface ConversationRecord {
@@ -40,11 +58,25 @@ export interface ConversationRecord {
   totalRecords: number;
   /** True when every versioned record from the last model entry on (the tail) was written by mend, and one is. */
   writtenByMend: boolean;
-  /** System markers on the chain after the last model entry, oldest first. */
+  /**
+   * System markers on the chain after the last model entry, oldest first. An assistant
+   * record with nothing a provider would receive (no parts, empty parts, thoughts only)
+   * is not a model entry, so it does not reset them.
+   */
   afterLastModel: {
     turnAborted: Array<{ uuid: string; reason: TurnAbortReason }>;
     recoveryRecords: SystemRecord[];
+    turnFailed?: TurnFailedMarker[];
+    /**
+     * The marker that ends the tail: the last `turn_aborted` or `turn_failed` after the
+     * last model entry, unless a new prompt (a user record) or a recovery attempt followed it
+     * (then the tail went on and crashed later: cause comes from the tail's end only).
+     * Undefined for conversations built without it (the last marker then decides).
+     */
+    endedBy?: { subtype: 'turn_aborted' | 'turn_failed'; uuid: string } | null;
   };
+  /** Records marked as a subagent's transcript (`isSidechain: true`), set aside: not the main history. */
+  sidechainRecords?: number;
 }
 
 export interface LoadedSession {

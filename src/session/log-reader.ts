@@ -16,7 +16,7 @@
 import { createReadStream } from 'node:fs';
 import { MendError } from '../errors.js';
 import type { LoadDiagnostic, ReadRecord } from './conversation.js';
-import { mergeFragments } from './record-merge.js';
+import { mergePieces } from './record-merge.js';
 import { MAX_RECORD_DEPTH } from './nesting-depth.js';
 import { isCertainlyValidRecord, validateChatRecord } from './record-validation.js';
 import type { ChatRecord } from './records.js';
@@ -25,7 +25,7 @@ export interface ReadResult {
   /** Valid records in file order, fragments merged into the first one's position. */
   records: ReadRecord[];
   diagnostics: LoadDiagnostic[];
-  /** sessionId of the first valid record, or null when there is none. */
+  /** The session's id (the file name's, else the records' majority), or null when no record is valid. */
   sessionId: string | null;
   /** Size of the file in bytes. */
   bytes: number;
@@ -38,18 +38,49 @@ export interface ReadResult {
 export interface ReadOptions {
   /** Read chunk size; tests shrink it to exercise lines that span chunks. */
   chunkSize?: number;
+  /** The session id the file name gives (`<uuid>.jsonl`): it wins over the records' majority. */
+  fileSessionId?: string;
 }
 
 const NEWLINE = 0x0a;
 const CR = 0x0d;
 const DEFAULT_CHUNK = 1 << 20;
 
-/** Accumulates records and diagnostics line by line. */
+/** One valid record line, before the session is chosen and fragments are merged; becomes its ReadRecord. */
+type RecordLine = ReadRecord;
+
+/**
+ * The pieces read for one uuid that has more than one line, merged once at the end
+ * (linear in the number of pieces). A uuid read once needs none of this: its line
+ * object becomes its ReadRecord as it is (one allocation per record, as before).
+ */
+interface Group {
+  pieces: ChatRecord[];
+  /**
+   * Hash of the JSON of every piece kept so far -> their indexes in `pieces`. Hashes,
+   * not the JSON itself: keeping the JSON of 400k pieces made the garbage collector
+   * the larger part of reading them.
+   */
+  seen: Map<number, number[]>;
+}
+
+/**
+ * Accumulates valid record lines and the diagnostics of damaged ones. The session
+ * and the fragments are sorted out at the end (finish), once every line is known:
+ * the session is the file name's id or the majority's, which the first line cannot tell.
+ */
 class LogAccumulator {
-  readonly records: ReadRecord[] = [];
+  private readonly lines: RecordLine[] = [];
   readonly diagnostics: LoadDiagnostic[] = [];
-  sessionId: string | null = null;
-  private readonly byUuid = new UuidIndex((index) => this.records[index]!.record.uuid);
+  /** Records per session id, in first-seen order (Map keeps insertion order). */
+  private readonly sessionCounts = new Map<string, number>();
+  private runId: string | null = null;
+  private runLength = 0;
+
+  private flushRun(): void {
+    if (this.runId !== null) this.sessionCounts.set(this.runId, (this.sessionCounts.get(this.runId) ?? 0) + this.runLength);
+    this.runLength = 0;
+  }
 
   /** Handles one complete line; returns false when it did not parse as JSON. */
   addLine(text: string, line: number): boolean {
@@ -76,23 +107,102 @@ class LogAccumulator {
       }
       record = check.record;
     }
-    if (this.sessionId === null) {
-      this.sessionId = record.sessionId;
-    } else if (record.sessionId !== this.sessionId) {
-      this.diagnostics.push({ code: 'mixed_session_id', line, sessionId: record.sessionId });
-      return true;
+    // Runs of one id are counted locally: a Map lookup per line hashed every fresh id string.
+    if (record.sessionId !== this.runId) {
+      this.flushRun();
+      this.runId = record.sessionId;
     }
-    const at = this.byUuid.findOrAdd(record.uuid, this.records.length);
-    if (at < 0) {
-      this.records.push({ line, record });
-      return true;
-    }
-    const first = this.records[at]!;
-    const merged = mergeFragments(first.record, record);
-    if (merged.ok) this.records[at] = { line: first.line, record: merged.record };
-    else this.diagnostics.push({ code: 'invalid_record', line, reason: merged.reason });
+    this.runLength++;
+    this.lines.push({ line, record });
     return true;
   }
+
+  /**
+   * The session's id: the file name's when it is a session id that some record
+   * carries (a file copied under another name still shows its records), else the
+   * id most records carry (the first seen on a tie), so one foreign line cannot
+   * hide a session.
+   */
+  private chooseSession(fileSessionId: string | undefined): string | null {
+    if (fileSessionId !== undefined && this.sessionCounts.has(fileSessionId)) return fileSessionId;
+    let best: string | null = null;
+    let bestCount = 0;
+    for (const [id, count] of this.sessionCounts) {
+      if (count > bestCount) {
+        best = id;
+        bestCount = count;
+      }
+    }
+    return best;
+  }
+
+  finish(fileSessionId: string | undefined): { records: ReadRecord[]; diagnostics: LoadDiagnostic[]; sessionId: string | null } {
+    this.flushRun();
+    this.runId = null;
+    const sessionId = this.chooseSession(fileSessionId);
+    const diagnostics = this.diagnostics;
+    // Until the end, records[i].record is the first piece of its uuid (what later pieces
+    // are compared with); uuids with more pieces are merged after the loop.
+    const records: ReadRecord[] = [];
+    const groups = new Map<number, Group>();
+    const byUuid = new UuidIndex((index) => records[index]!.record.uuid);
+    for (const entry of this.lines) {
+      const { line, record } = entry;
+      if (record.sessionId !== sessionId) {
+        diagnostics.push({ code: 'mixed_session_id', line, sessionId: record.sessionId });
+        continue;
+      }
+      const at = byUuid.findOrAdd(record.uuid, records.length);
+      if (at < 0) {
+        records.push(entry);
+        continue;
+      }
+      const kept = records[at]!;
+      const first = kept.record;
+      // Whatever this line is, it is the uuid's latest line: the leaf is the record of the last line.
+      kept.lastLine = line;
+      if (record.type !== first.type) {
+        // Another record under a used uuid: merging would put e.g. a user's question
+        // inside a model entry. The first keeps the uuid; this one is reported whole.
+        diagnostics.push({ code: 'conflicting_uuid', line, uuid: record.uuid, keptType: first.type, type: record.type, record });
+        continue;
+      }
+      let group = groups.get(at);
+      if (group === undefined) {
+        group = { pieces: [first], seen: new Map([[hashString(JSON.stringify(first)), [0]]]) };
+        groups.set(at, group);
+      }
+      const json = JSON.stringify(record);
+      const hash = hashString(json);
+      const sameHash = group.seen.get(hash);
+      // Equal hashes are confirmed on the JSON itself (collisions cost time, never correctness).
+      if (sameHash?.some((i) => JSON.stringify(group.pieces[i]) === json)) {
+        // The same line written twice is one record: merging it would send a prompt twice.
+        diagnostics.push({ code: 'repeated_line', line, uuid: record.uuid });
+        continue;
+      }
+      if (sameHash) sameHash.push(group.pieces.length);
+      else group.seen.set(hash, [group.pieces.length]);
+      if (record.parentUuid !== first.parentUuid) {
+        diagnostics.push({
+          code: 'conflicting_parent_uuid',
+          line,
+          uuid: record.uuid,
+          keptParentUuid: first.parentUuid,
+          parentUuid: record.parentUuid,
+        });
+      }
+      group.pieces.push(record);
+    }
+    for (const [at, group] of groups) records[at]!.record = mergePieces(group.pieces);
+    // Line order, as a reader going through the file would report them (stable sort).
+    diagnostics.sort((a, b) => lineOf(a) - lineOf(b));
+    return { records, diagnostics, sessionId };
+  }
+}
+
+function lineOf(d: LoadDiagnostic): number {
+  return 'line' in d ? d.line : Number.MAX_SAFE_INTEGER;
 }
 
 /**
@@ -274,10 +384,11 @@ export async function readSessionLog(path: string, options: ReadOptions = {}): P
     }
   }
 
+  const { records, diagnostics, sessionId } = acc.finish(options.fileSessionId);
   return {
-    records: acc.records,
-    diagnostics: acc.diagnostics,
-    sessionId: acc.sessionId,
+    records,
+    diagnostics,
+    sessionId,
     bytes,
     endsWithNewline: lastByte === NEWLINE,
     lines: line,
@@ -302,7 +413,10 @@ function toReadError(path: string, error: unknown): MendError {
  * keeps one per row, exactly as written (a database cannot tear a line, so there
  * is no torn tail). `position` is the row's sequence number.
  */
-export async function readRecordLines(rows: AsyncIterable<{ position: number; text: string }> | Iterable<{ position: number; text: string }>): Promise<ReadResult> {
+export async function readRecordLines(
+  rows: AsyncIterable<{ position: number; text: string }> | Iterable<{ position: number; text: string }>,
+  options: { fileSessionId?: string } = {},
+): Promise<ReadResult> {
   const acc = new LogAccumulator();
   let bytes = 0;
   let lines = 0;
@@ -311,5 +425,6 @@ export async function readRecordLines(rows: AsyncIterable<{ position: number; te
     lines++;
     if (!isBlank(text) && !acc.addLine(text, position)) acc.diagnostics.push({ code: 'malformed_line', line: position });
   }
-  return { records: acc.records, diagnostics: acc.diagnostics, sessionId: acc.sessionId, bytes, endsWithNewline: lines > 0, lines };
+  const { records, diagnostics, sessionId } = acc.finish(options.fileSessionId);
+  return { records, diagnostics, sessionId, bytes, endsWithNewline: lines > 0, lines };
 }

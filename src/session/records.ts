@@ -141,6 +141,8 @@ export const RecoveryRepairSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('dropped_call_without_id'), name: z.string() }),
   z.object({ type: z.literal('dropped_duplicate_call'), callId: z.string(), name: z.string() }),
   z.object({ type: z.literal('dropped_misplaced_call'), callId: z.string(), name: z.string() }),
+  // A result recorded under another function name than its call's: sent under the call's name.
+  z.object({ type: z.literal('renamed_tool_result'), callId: z.string(), name: z.string(), recordedName: z.string() }),
   z.object({ type: z.literal('history_gap'), childUuid: z.string(), missingParentUuid: z.string() }),
 ]);
 export type RecoveryRepair = z.infer<typeof RecoveryRepairSchema>;
@@ -154,6 +156,21 @@ export const RecoveryDebugPayloadSchema = z.looseObject({
 });
 export type RecoveryDebugPayload = z.infer<typeof RecoveryDebugPayloadSchema>;
 
+/**
+ * What counting a `recovery` record needs: a newer mend may write repair types (or
+ * kinds) this one does not know, and such an attempt must still count, so only the
+ * shape is checked here, not the enums.
+ */
+export const RecoveryMarkerPayloadSchema = z.looseObject({
+  planId: z.string(),
+  kind: z.string(),
+  repairs: z.array(z.looseObject({ type: z.string() })),
+});
+
+/** A run that ended with a known error (provider error, cut stream, max turns): not a crash. */
+export const TurnFailedPayloadSchema = z.looseObject({ code: z.string(), message: z.string() });
+export type TurnFailedPayload = z.infer<typeof TurnFailedPayloadSchema>;
+
 export const ParentSessionPayloadSchema = z.looseObject({
   sourceSessionId: z.string(),
   sourceLeafUuid: z.string().nullable(),
@@ -163,6 +180,7 @@ export const ParentSessionPayloadSchema = z.looseObject({
 export const SystemSubtype = {
   chatCompression: 'chat_compression',
   turnAborted: 'turn_aborted',
+  turnFailed: 'turn_failed',
   recovery: 'recovery',
   parentSession: 'parent_session',
 } as const;

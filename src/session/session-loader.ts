@@ -9,8 +9,10 @@ import { readSessionLog, type ReadOptions } from './log-reader.js';
 import { isSessionId } from './session-paths.js';
 
 export async function loadSession(path: string, options: ReadOptions = {}): Promise<LoadedSession> {
-  const read = await readSessionLog(path, options);
-  // An empty or fully damaged log names no session; its file name may.
+  // The file name's id, when it is one, says which session the file holds (a foreign
+  // line cannot take it over); an empty or fully damaged log names no session but it.
   const stem = basename(path, '.jsonl');
-  return buildConversation(read, isSessionId(stem) ? { fallbackSessionId: stem } : {});
+  const fileSessionId = isSessionId(stem) ? stem : undefined;
+  const read = await readSessionLog(path, fileSessionId !== undefined && options.fileSessionId === undefined ? { ...options, fileSessionId } : options);
+  return buildConversation(read, fileSessionId !== undefined ? { fallbackSessionId: fileSessionId } : {});
 }

@@ -5,6 +5,7 @@
  * older SDK; the CLI always fills every required field.
  */
 import { z } from 'zod';
+import { ActiveWriterWireSchema, RecoveryCauseSchema } from './recovery-vocabulary.js';
 
 const envelope = {
   uuid: z.string(),
@@ -42,7 +43,7 @@ export const RecoverySummarySchema = z.looseObject({
   plan_id: z.string(),
   kind: z.enum(['clean', 'interrupted_prompt', 'interrupted_turn', 'degraded_history']),
   recovered: z.boolean(),
-  cause: z.enum(['none', 'crash', 'aborted', 'unknown']),
+  cause: RecoveryCauseSchema,
   can_continue: z.boolean(),
   can_auto_continue: z.boolean(),
   requires_user_confirmation: z.boolean(),
@@ -59,7 +60,13 @@ export const RecoverySummarySchema = z.looseObject({
     gaps: z.number().int(),
     malformed_lines: z.number().int(),
     torn_tail: z.boolean(),
+    /** Subagent (sidechain) records set aside from the main history. */
+    sidechain_records: z.number().int().optional(),
   }),
+  /** Another process holds the session right now (cause `running`). */
+  active_writer: ActiveWriterWireSchema.nullable().optional(),
+  /** The known error a failed run recorded (cause `failed`). */
+  last_error: z.looseObject({ code: z.string(), message: z.string() }).nullable().optional(),
 });
 export type RecoverySummary = z.infer<typeof RecoverySummarySchema>;
 

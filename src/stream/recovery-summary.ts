@@ -21,6 +21,8 @@ export const RecoverySummaryCamelSchema = z.looseObject({
   repairs: z.array(z.looseObject({ type: z.string(), count: z.number().int() })),
   visibleNotice: z.string().nullable(),
   activeWriter: ActiveWriterWireSchema.nullable(),
+  /** The known error a failed run recorded (cause `failed`). */
+  lastError: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
   continuation: z.looseObject({ mode: z.enum(['retry_user_parts', 'tool_result_parts']), displayText: z.string(), partCount: z.number().int() }).nullable(),
   history: z.looseObject({
     records: z.number().int(),
@@ -28,6 +30,7 @@ export const RecoverySummaryCamelSchema = z.looseObject({
     gaps: z.number().int(),
     malformedLines: z.number().int(),
     tornTail: z.boolean(),
+    sidechainRecords: z.number().int(),
   }),
 });
 export type RecoverySummaryCamel = z.infer<typeof RecoverySummaryCamelSchema>;

@@ -162,3 +162,72 @@ describe('previous attempts and the debug payload', () => {
     });
   });
 });
+
+describe('a live session (activeWriter) is running, not crashed', () => {
+  const writer = { store: 'jsonl', host: 'build-7', pid: 31337, since: '2026-03-01T10:00:00.000Z' };
+
+  it('cause running, nothing can continue, the notice names the holder; the kind still comes from the tail', () => {
+    const history = [user(text('run it')), model(call('c1'))];
+    const p = buildSessionRecoveryPlan({ sessionId: SID, conversation: conversationOf(history), activeWriter: writer, options: { allowAutoContinue: true } });
+    expect(p.kind).toBe('interrupted_turn');
+    expect(p.cause).toBe('running');
+    expect({ canContinue: p.canContinue, canAutoContinue: p.canAutoContinue, requiresUserConfirmation: p.requiresUserConfirmation }).toEqual({
+      canContinue: false,
+      canAutoContinue: false,
+      requiresUserConfirmation: false,
+    });
+    expect(p.activeWriter).toEqual(writer);
+    expect(p.visibleNotice).toContain('in use by build-7 pid 31337 since 2026-03-01T10:00:00.000Z');
+    // Its call may still be running: nothing is called failed or unfinished.
+    expect(p.visibleNotice).toContain('1 tool call without a recorded result yet (c1)');
+    expect(p.visibleNotice).not.toMatch(/marked as failed|session crashed/);
+  });
+
+  it('the lease epoch is carried and named; the plan is a pure function of the holder', () => {
+    const input = { sessionId: SID, conversation: conversationOf([user(text('a')), model(text('b'))]), activeWriter: { ...writer, store: 'postgres', epoch: 12 } };
+    const p = buildSessionRecoveryPlan(input);
+    expect(p.kind).toBe('clean');
+    expect(p.cause).toBe('running');
+    expect(p.activeWriter?.epoch).toBe(12);
+    expect(p.visibleNotice).toContain('lease epoch 12');
+    expect(buildSessionRecoveryPlan(input)).toEqual(p);
+    expect(buildSessionRecoveryPlan({ ...input, activeWriter: null }).activeWriter).toBeNull();
+  });
+});
+
+describe('a failed run (turn_failed) is not a crash', () => {
+  const failedConversation = (history: Content[]) => {
+    const conversation = conversationOf(history);
+    conversation.afterLastModel.turnFailed = [{ uuid: 'tf', code: 'max_turns', message: 'stopped after 20 turns' }];
+    conversation.afterLastModel.endedBy = { subtype: 'turn_failed', uuid: 'tf' };
+    return conversation;
+  };
+
+  it('cause failed with lastError; confirmation needed, never auto-continued, the notice names the error', () => {
+    const p = buildSessionRecoveryPlan({ sessionId: SID, conversation: failedConversation([user(text('x')), model(call('c1')), user(result('c1'))]), options: { allowAutoContinue: true } });
+    expect(p.kind).toBe('interrupted_prompt');
+    expect(p.cause).toBe('failed');
+    expect(p.lastError).toEqual({ code: 'max_turns', message: 'stopped after 20 turns' });
+    expect(p.canContinue).toBe(true);
+    expect(p.canAutoContinue).toBe(false);
+    expect(p.requiresUserConfirmation).toBe(true);
+    expect(p.visibleNotice).toContain('max_turns: stopped after 20 turns');
+  });
+
+  it('a marker the tail went past (endedBy null) says nothing: the new prompt crashed', () => {
+    const conversation = failedConversation([user(text('x')), model(text('partial')), user(text('again'))]);
+    conversation.afterLastModel.endedBy = null;
+    const p = buildSessionRecoveryPlan({ sessionId: SID, conversation });
+    expect(p.cause).toBe('crash');
+    expect(p.lastError).toBeNull();
+  });
+});
+
+describe('worst cases stay cheap', () => {
+  it('a notice over a turn of many unfinished calls names ten and counts the rest', () => {
+    const calls = Array.from({ length: 25 }, (_, i) => call(`c${i}`));
+    const p = plan([user(text('go')), model(...calls)]);
+    expect(p.visibleNotice).toContain('25 unfinished tool calls (c0, c1, c2, c3, c4, c5, c6, c7, c8, c9 and 15 more)');
+    expect(p.continuation?.syntheticCallIds).toHaveLength(25);
+  });
+});

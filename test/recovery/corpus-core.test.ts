@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildSessionRecoveryPlan, validateProviderHistory } from '../../src/recovery/index.js';
 import { loadSession } from '../../src/session/session-loader.js';
+import { planProblems } from '../support/fuzz-worker.js';
 import { copyCase, expandSynthetic, listCorpus } from '../support/corpus.js';
 
 const cases = listCorpus();
@@ -41,6 +42,10 @@ describe('crash corpus through the core', () => {
     expect(plan.previousAttempts).toBe(expected.previousAttempts);
     expect(plan.diagnostics.map((d) => d.code)).toEqual(expected.diagnostics);
     expect(plan.apiHistory).toHaveLength(expected.apiEntries);
+    expect(plan.sidechainRecords).toBe(expected.sidechainRecords ?? 0);
+    expect(plan.lastError).toEqual(expected.lastError ?? null);
+    // Nothing in the corpus is being written by another process while it is planned.
+    expect(plan.activeWriter).toBeNull();
 
     if (expected.continuation === null) {
       expect(plan.continuation).toBeUndefined();
@@ -49,13 +54,15 @@ describe('crash corpus through the core', () => {
       expect(plan.continuation?.parts).toEqual(expandSynthetic(expected.continuation.parts));
     }
     for (const phrase of expected.noticeIncludes) expect(plan.visibleNotice ?? '').toContain(phrase);
-    if (plan.kind === 'clean' && plan.repairs.length === 0 && plan.cause === 'none' && plan.diagnostics.length === 0) {
+    if (plan.kind === 'clean' && plan.repairs.length === 0 && plan.cause === 'none' && plan.diagnostics.length === 0 && plan.sidechainRecords === 0) {
       expect(plan.visibleNotice).toBeUndefined();
     }
 
     // Whatever the kind, what gets sent is provider-safe.
     expect(validateProviderHistory(plan.apiHistory)).toEqual({ ok: true });
-    // Same input, same plan.
+    // Same input, same plan; and the plan oracle of the fuzzers (continuation = exactly what
+    // follows the last model entry of apiHistory, so it reaches the model once; policy invariants).
     expect(buildSessionRecoveryPlan(input)).toEqual(plan);
+    expect(planProblems(plan, buildSessionRecoveryPlan(input))).toEqual([]);
   });
 });

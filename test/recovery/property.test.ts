@@ -209,13 +209,29 @@ function repairProblems(input: readonly Content[], out: RepairResult): string[] 
   const validation = validateProviderHistory(out.history);
   if (!validation.ok) problems.push(`output fails validation: ${validation.problems.join('; ')}`);
 
-  // No recorded result is lost unless reported as a dropped duplicate or orphan, and none is altered.
+  // No recorded result is lost unless reported as a dropped duplicate or orphan, and none is altered
+  // (but for a reported rename: that result travels under its call's name).
   const recordedIn = input.flatMap((e) => e.parts).filter((p) => p.functionResponse);
   const recordedOut = out.history.flatMap((e) => e.parts).filter((p) => p.functionResponse && !isSynthetic(p, out.synthesizedCallIds));
+  const renames = out.repairs.flatMap((r) => (r.type === 'renamed_tool_result' ? [r] : []));
   const dropped = out.repairs.flatMap((r) =>
     r.type === 'dropped_duplicate_tool_result' || r.type === 'dropped_orphan_tool_result' ? [keyOf(r.callId, r.name)] : [],
   );
   const inCounts = countBy(recordedIn, (p) => keyOf(p.functionResponse!.id, p.functionResponse!.name));
+  const inResults = countBy(recordedIn, (p) => JSON.stringify(p.functionResponse));
+  for (const r of renames) {
+    const from = keyOf(r.callId, r.recordedName);
+    const to = keyOf(r.callId, r.name);
+    inCounts.set(from, (inCounts.get(from) ?? 0) - 1);
+    inCounts.set(to, (inCounts.get(to) ?? 0) + 1);
+    // Which of the results recorded under that name was renamed is not said: any may be.
+    const originals = recordedIn.filter((p) => p.functionResponse!.id === r.callId && p.functionResponse!.name === r.recordedName);
+    if (originals.length === 0) problems.push(`rename of ${r.callId} from ${r.recordedName}: no such recorded result`);
+    for (const original of originals) {
+      const renamed = JSON.stringify({ ...original.functionResponse, name: r.name });
+      inResults.set(renamed, (inResults.get(renamed) ?? 0) + 1);
+    }
+  }
   const outCounts = countBy(recordedOut, (p) => keyOf(p.functionResponse!.id, p.functionResponse!.name));
   const droppedCounts = countBy(dropped, (k) => k);
   for (const [key, n] of inCounts) {
@@ -224,21 +240,26 @@ function repairProblems(input: readonly Content[], out: RepairResult): string[] 
     if (kept + gone !== n) problems.push(`result ${key}: ${n} recorded, ${kept} kept + ${gone} reported dropped`);
   }
   // The result itself travels unchanged (what else shared its part may be split off).
-  const inResults = countBy(recordedIn, (p) => JSON.stringify(p.functionResponse));
   for (const [result, n] of countBy(recordedOut, (p) => JSON.stringify(p.functionResponse))) {
     if ((inResults.get(result) ?? 0) < n) problems.push(`result ${result} was altered or duplicated`);
   }
 
   // A recorded result is never replaced by a synthetic one. Ids are unique only per model
-  // entry (a result answers the latest call of its id), so count per id: a call whose
-  // window (up to the next call of the same id) holds a recorded result must not be
-  // among the synthesized ones.
+  // entry (a result answers the latest call of its id and name), so count per id: a call
+  // whose window (up to the next call of the same id) holds a recorded result of its id
+  // and name must not be among the synthesized ones.
   const synthesizedCounts = countBy(out.synthesizedCallIds, (id) => id);
   for (const [id, synthesized] of synthesizedCounts) {
-    const callAt = input.flatMap((e, i) => (e.role === 'model' && e.parts.some((p) => p.functionCall?.id === id) ? [i] : []));
+    const callAt = input.flatMap((e, i) => {
+      const c = e.role === 'model' ? e.parts.find((p) => p.functionCall?.id === id) : undefined;
+      return c ? [{ at: i, name: c.functionCall!.name }] : [];
+    });
     const answered = callAt.filter((p, k) => {
-      const end = callAt[k + 1] ?? input.length;
-      return input.some((e, i) => i > p && i < end && e.role === 'user' && e.parts.some((q) => q.functionResponse?.id === id));
+      const end = callAt[k + 1]?.at ?? input.length;
+      return input.some(
+        (e, i) =>
+          i > p.at && i < end && e.role === 'user' && e.parts.some((q) => q.functionResponse?.id === id && q.functionResponse.name === p.name),
+      );
     }).length;
     if (synthesized > callAt.length - answered) problems.push(`call ${id} got a synthetic result although its result is recorded`);
   }

@@ -13,6 +13,9 @@ describe('validateProviderHistory', () => {
     ['empty entry', [user()], /no parts/],
     ['text mixed into the result entry', [model(call('a')), user(result('a'), text('x'))], /other than tool results/],
     ['call id repeated inside one entry', [model(call('a'), call('a')), user(result('a'), result('a'))], /used twice/],
+    ['a result named unlike its call', [model(call('a', 'read_file')), user(result('a', 'edit'))], /named edit, its call read_file/],
+    ['an empty leftover part', [user(text('a'), { thoughtSignature: 'c2ln' })], /empty part/],
+    ['a model entry of thoughts only', [user(text('a')), model({ text: 'hmm', thought: true })], /nothing but thoughts/],
   ])('rejects %s', (_name, history, problem) => {
     const v = validateProviderHistory(history);
     expect(v.ok).toBe(false);

@@ -33,7 +33,8 @@ describe('buildConversation', () => {
         compressedHistory: null,
         totalRecords: 0,
         writtenByMend: false,
-        afterLastModel: { turnAborted: [], recoveryRecords: [] },
+        afterLastModel: { turnAborted: [], recoveryRecords: [], turnFailed: [], endedBy: null },
+        sidechainRecords: 0,
       },
       historyGaps: [],
       diagnostics: [],
@@ -206,5 +207,74 @@ describe('buildConversation', () => {
     const loaded = buildConversation(read, { fallbackSessionId: 'other' });
     expect(loaded.diagnostics).toEqual([{ code: 'malformed_line', line: 2 }]);
     expect(loaded.conversation.sessionId).toBe(SID);
+  });
+});
+
+describe('buildConversation: issue 9 rules', () => {
+  it('subagent records (isSidechain, or a Qwen agentId) are set aside: never the leaf, never on the chain', () => {
+    const records = [
+      user({ uuid: 'a' }),
+      assistant({ uuid: 'b', parentUuid: 'a' }),
+      { ...assistant({ uuid: 's1', callId: 'c9' }), isSidechain: true },
+      { ...user({ uuid: 's2', parentUuid: 's1' }), agentId: 'sub' },
+      { ...user({ uuid: 'm', parentUuid: 'b' }), isSidechain: false, agentId: 'main-has-no-agent-but-says-so' },
+    ];
+    const { conversation } = buildConversation(readOf(records));
+    expect(conversation.sidechainRecords).toBe(2);
+    expect(conversation.leafUuid).toBe('m');
+    expect(uuids(conversation.records)).toEqual(['a', 'b', 'm']);
+  });
+
+  it('the leaf is the record of the last record line, also when that line is a late fragment', () => {
+    const read = readOf([user({ uuid: 'a' }), assistant({ uuid: 'b', parentUuid: 'a' }), user({ uuid: 'c', parentUuid: 'b' })]);
+    read.records[1]!.lastLine = 4;
+    const { conversation } = buildConversation(read);
+    expect(conversation.leafUuid).toBe('b');
+    expect(uuids(conversation.records)).toEqual(['a', 'b']);
+  });
+
+  it('markers are counted after the last model entry: an empty or thought-only assistant record does not reset them', () => {
+    const records: ChatRecord[] = [
+      user({ uuid: 'a' }),
+      assistant({ uuid: 'b', parentUuid: 'a', callId: 'c1' }),
+      system({ uuid: 'rec', parentUuid: 'b', subtype: 'recovery', payload: { planId: 'rp_1', kind: 'interrupted_turn', repairs: [{ type: 'from_the_future' }], timestamp: 't' } }),
+      { ...assistant({ uuid: 'e', parentUuid: 'rec' }), message: { role: 'model', parts: [] } } as ChatRecord,
+      { ...assistant({ uuid: 't', parentUuid: 'e' }), message: { role: 'model', parts: [{ text: 'hmm', thought: true }] } } as ChatRecord,
+      system({ uuid: 'tf', parentUuid: 't', subtype: 'turn_failed', payload: { code: 'provider_error', message: 'HTTP 500' } }),
+    ];
+    const { conversation, diagnostics } = buildConversation(readOf(records));
+    expect(uuids(conversation.afterLastModel.recoveryRecords)).toEqual(['rec']);
+    expect(conversation.afterLastModel.turnFailed).toEqual([{ uuid: 'tf', code: 'provider_error', message: 'HTTP 500' }]);
+    expect(conversation.afterLastModel.endedBy).toEqual({ subtype: 'turn_failed', uuid: 'tf' });
+    expect(diagnostics).toEqual([]);
+  });
+
+  it('a recovery record whose payload fails even the tolerant check still counts, and is reported', () => {
+    const records = [user({ uuid: 'a' }), system({ uuid: 'rec', parentUuid: 'a', subtype: 'recovery', payload: 42 })];
+    const { conversation, diagnostics } = buildConversation(readOf(records));
+    expect(conversation.afterLastModel.recoveryRecords).toHaveLength(1);
+    expect(diagnostics.map((d) => d.code)).toEqual(['invalid_system_payload']);
+  });
+
+  it('an abort marker followed by a new prompt no longer ends the tail', () => {
+    const records = [
+      user({ uuid: 'a' }),
+      assistant({ uuid: 'b', parentUuid: 'a' }),
+      system({ uuid: 'ab', parentUuid: 'b', subtype: 'turn_aborted', payload: { reason: 'sigint' } }),
+      user({ uuid: 'c', parentUuid: 'ab' }),
+    ];
+    const { conversation } = buildConversation(readOf(records));
+    expect(conversation.afterLastModel.turnAborted).toEqual([{ uuid: 'ab', reason: 'sigint' }]);
+    expect(conversation.afterLastModel.endedBy).toBeNull();
+  });
+
+  it('a result written after the abort marker is a late write of the stopped turn: the marker still ends the tail', () => {
+    const records = [
+      user({ uuid: 'a' }),
+      assistant({ uuid: 'b', parentUuid: 'a', callId: 'c1' }),
+      system({ uuid: 'ab', parentUuid: 'b', subtype: 'turn_aborted', payload: { reason: 'sigterm' } }),
+      toolResult({ uuid: 'r', parentUuid: 'ab', callId: 'c1' }),
+    ];
+    expect(buildConversation(readOf(records)).conversation.afterLastModel.endedBy).toEqual({ subtype: 'turn_aborted', uuid: 'ab' });
   });
 });

@@ -112,7 +112,7 @@ describe('readSessionLog', () => {
     expect(r.lines).toBe(3);
   });
 
-  it('merges fragments sharing a uuid: parts concatenate, later fields win, first position kept', async () => {
+  it('merges fragments sharing a uuid as Qwen Code does: parts concatenate, the first piece\'s fields win (usage: the last), first position kept', async () => {
     const first = { ...assistant({ uuid: 'b', parentUuid: 'a', text: 'one' }), model: 'early', usageMetadata: { n: 1 } };
     const second = { ...assistant({ uuid: 'b', parentUuid: 'a', text: 'two' }), model: 'late' };
     const c = user({ uuid: 'c', parentUuid: 'b' });
@@ -123,20 +123,47 @@ describe('readSessionLog', () => {
       [3, 'c'],
     ]);
     const merged = r.records[1]!.record;
-    expect(merged).toMatchObject({ model: 'late', usageMetadata: { n: 1 } });
+    expect(merged).toMatchObject({ model: 'early', usageMetadata: { n: 1 } });
     expect(merged.type === 'assistant' && merged.message.parts).toEqual([{ text: 'one' }, { text: 'two' }]);
+    // The last record line is the late piece of b: the loader takes b as the leaf.
+    expect(r.records[1]!.lastLine).toBe(4);
     expect(r.diagnostics).toEqual([]);
   });
 
-  it('a fragment that would make the merged record invalid is reported and the earlier fragment kept', async () => {
-    // systemPayload 42 is fine on a system record but not on a user record.
+  it('a uuid reused by a record of another type: the first keeps it, the other is reported whole', async () => {
     const sys = system({ uuid: 'a', subtype: 'x', payload: 42 });
     const u = user({ uuid: 'a' });
     const r = await readSessionLog(logWith(jsonl([sys, u])));
-    expect(r.records).toEqual([{ line: 1, record: sys }]);
-    expect(r.diagnostics).toEqual([
-      { code: 'invalid_record', line: 2, reason: expect.stringMatching(/^fragment conflicts .*systemPayload/) },
-    ]);
+    expect(r.records).toEqual([{ line: 1, record: sys, lastLine: 2 }]);
+    expect(r.diagnostics).toEqual([{ code: 'conflicting_uuid', line: 2, uuid: 'a', keptType: 'system', type: 'user', record: u }]);
+  });
+
+  it('an identical repeated line is one record (reported), not a second fragment', async () => {
+    const a = user({ uuid: 'a', text: 'run the tests' });
+    const r = await readSessionLog(logWith(jsonl([a, a])));
+    expect(r.records).toEqual([{ line: 1, record: a, lastLine: 2 }]);
+    expect(r.diagnostics).toEqual([{ code: 'repeated_line', line: 2, uuid: 'a' }]);
+  });
+
+  it('a later fragment with another parent keeps the first piece\'s parent (reported)', async () => {
+    const one = assistant({ uuid: 'b', parentUuid: 'a', text: 'one' });
+    const two = assistant({ uuid: 'b', parentUuid: 'zz', text: 'two' });
+    const r = await readSessionLog(logWith(jsonl([user({ uuid: 'a' }), one, two])));
+    expect(r.records[1]!.record.parentUuid).toBe('a');
+    expect(r.diagnostics).toEqual([{ code: 'conflicting_parent_uuid', line: 3, uuid: 'b', keptParentUuid: 'a', parentUuid: 'zz' }]);
+  });
+
+  it('the session is the records\' majority, or the file name\'s id: a foreign first line does not hide it', async () => {
+    const OTHER = '99999999-8888-4777-8666-555555555555';
+    const foreign = { ...user({ uuid: 'x' }), sessionId: OTHER };
+    const content = jsonl([foreign, user({ uuid: 'a' }), assistant({ uuid: 'b', parentUuid: 'a' })]);
+    const r = await readSessionLog(logWith(content));
+    expect(r.sessionId).toBe(SID);
+    expect(r.records.map((x) => x.record.uuid)).toEqual(['a', 'b']);
+    expect(r.diagnostics).toEqual([{ code: 'mixed_session_id', line: 1, sessionId: OTHER }]);
+    const named = await readSessionLog(logWith(content), { fileSessionId: OTHER });
+    expect(named.sessionId).toBe(OTHER);
+    expect(named.records.map((x) => x.record.uuid)).toEqual(['x']);
   });
 
   it('gives the same result whatever the chunk size (lines and UTF-8 characters split across chunks)', async () => {

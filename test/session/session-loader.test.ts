@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSession } from '../../src/session/session-loader.js';
-import { SID, assistant, jsonl, useTempDirs, user } from './helpers.js';
+import { OTHER_SID, SID, assistant, jsonl, useTempDirs, user } from './helpers.js';
 
 const tempDir = useTempDirs();
 
@@ -24,5 +24,18 @@ describe('loadSession', () => {
     expect(loaded.conversation.sessionId).toBe(SID);
     expect(loaded.conversation.leafUuid).toBeNull();
     expect(loaded.diagnostics).toEqual([]);
+  });
+});
+
+describe('loadSession: the file name says which session the file holds', () => {
+  it('a session file named by its id keeps that session although most lines are foreign', async () => {
+    const dir = tempDir();
+    const path = join(dir, `${SID}.jsonl`);
+    const foreign = (uuid: string) => ({ ...user({ uuid }), sessionId: OTHER_SID });
+    writeFileSync(path, jsonl([foreign('x1'), foreign('x2'), user({ uuid: 'a' })]));
+    const loaded = await loadSession(path);
+    expect(loaded.conversation.sessionId).toBe(SID);
+    expect(loaded.conversation.records.map((r) => r.uuid)).toEqual(['a']);
+    expect(loaded.diagnostics.map((d) => d.code)).toEqual(['mixed_session_id', 'mixed_session_id']);
   });
 });

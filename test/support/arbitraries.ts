@@ -4,7 +4,7 @@
  * with invalid UTF-8, shuffles, duplicates) and ndjson streams for the framer.
  */
 import fc from 'fast-check';
-import type { Content, Part } from '../../src/session/records.js';
+import type { ChatRecord, Content, Part } from '../../src/session/records.js';
 
 // ---- API histories -----------------------------------------------------------------------
 
@@ -45,6 +45,8 @@ export function partArb(role: 'user' | 'model'): fc.Arbitrary<Part> {
     { weight: 1, arbitrary: fc.string({ maxLength: 4 }).map((text): Part => ({ text, thought: true })) },
     { weight: 1, arbitrary: fc.constant<Part>({ inlineData: { mimeType: 'image/png', data: 'AAAA' } }) },
     { weight: 1, arbitrary: fc.constant<Part>({}) },
+    // Empty leftovers (issue 9): nothing but a signature, thought:false or an empty text.
+    { weight: 1, arbitrary: fc.constantFrom<Part>({ thoughtSignature: 'c2ln' }, { thought: false }, { text: '' }, { text: '', thoughtSignature: 'c2ln' }) },
     // Schema-valid oddities: text beside a call, a call and a result in one part.
     { weight: 1, arbitrary: fc.tuple(textPartArb, callPartArb).map(([t, c]): Part => ({ ...t, ...c })) },
     { weight: 1, arbitrary: fc.tuple(callPartArb, resultPartArb).map(([c, r]): Part => ({ ...c, ...r })) },
@@ -66,6 +68,78 @@ export const plainHistoryArb: fc.Arbitrary<Content[]> = fc.array(
   ),
   { maxLength: 10 },
 );
+
+// ---- session records (the loader's input) ------------------------------------------------
+
+const SESSION = '11111111-2222-4333-8444-555555555555';
+
+/** One record of a generated session, before uuids and parents are assigned. */
+type RecordSketch = Omit<ChatRecord, 'uuid' | 'parentUuid' | 'sessionId' | 'timestamp'>;
+
+/** A model entry holding nothing but thoughts (mend writes one when SIGINT lands while the model thinks). */
+const thoughtOnlyArb: fc.Arbitrary<Part[]> = fc.array(
+  fc.oneof(
+    fc.string({ maxLength: 6 }).map((text): Part => ({ text, thought: true })),
+    fc.constant<Part>({ thoughtSignature: 'c2ln' }),
+  ),
+  { minLength: 1, maxLength: 2 },
+);
+
+const entryRecordArb: fc.Arbitrary<RecordSketch> = fc.oneof(
+  { weight: 4, arbitrary: fc.array(partArb('user'), { maxLength: 4 }).map((parts): RecordSketch => ({ type: 'user', message: { role: 'user', parts } })) },
+  { weight: 3, arbitrary: fc.array(resultPartArb, { minLength: 1, maxLength: 3 }).map((parts): RecordSketch => ({ type: 'tool_result', message: { role: 'user', parts } })) },
+  { weight: 5, arbitrary: fc.array(partArb('model'), { maxLength: 4 }).map((parts): RecordSketch => ({ type: 'assistant', message: { role: 'model', parts } })) },
+  { weight: 1, arbitrary: thoughtOnlyArb.map((parts): RecordSketch => ({ type: 'assistant', message: { role: 'model', parts } })) },
+);
+
+const markerRecordArb: fc.Arbitrary<RecordSketch> = fc.oneof(
+  fc.constantFrom('sigint', 'sigterm', 'interrupt', 'bogus').map((reason): RecordSketch => ({ type: 'system', subtype: 'turn_aborted', systemPayload: { reason } })),
+  fc.oneof(
+    fc.record({ code: fc.constantFrom('provider_error', 'max_turns'), message: fc.string({ maxLength: 6 }) }),
+    fc.constant({ code: 7 }),
+  ).map((payload): RecordSketch => ({ type: 'system', subtype: 'turn_failed', systemPayload: payload })),
+  fc
+    .oneof(
+      fc.constantFrom('synthesized_tool_result', 'quarantined_tool_output').map((type) => ({ planId: 'rp_0', kind: 'interrupted_turn', repairs: [{ type }], timestamp: 't' })),
+      fc.constant(42),
+    )
+    .map((payload): RecordSketch => ({ type: 'system', subtype: 'recovery', systemPayload: payload })),
+  fc.constant<RecordSketch>({ type: 'system', subtype: 'ui_telemetry', systemPayload: {} }),
+);
+
+/**
+ * The active chain of a generated session: entries (thought-only and empty assistant
+ * records included), markers (turn_aborted, turn_failed, recovery with unknown repair
+ * types or bad payloads) and now and then a subagent's record (isSidechain), linked
+ * one after the other. Versions make the tail mend's or a peer's.
+ */
+export const sessionRecordsArb: fc.Arbitrary<ChatRecord[]> = fc
+  .record({
+    sketches: fc.array(
+      fc.oneof({ weight: 6, arbitrary: entryRecordArb }, { weight: 2, arbitrary: markerRecordArb }),
+      { maxLength: 12 },
+    ),
+    sidechain: fc.array(fc.boolean(), { maxLength: 12 }),
+    peer: fc.boolean(),
+  })
+  .map(({ sketches, sidechain, peer }) => {
+    let parent: string | null = null;
+    return sketches.map((sketch, i): ChatRecord => {
+      const side = sidechain[i] === true && sketch.type !== 'system';
+      const uuid = `r${i}`;
+      const record = {
+        uuid,
+        parentUuid: side ? null : parent,
+        sessionId: SESSION,
+        timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+        version: peer ? '0.24.4' : 'mend/0.1.0',
+        ...sketch,
+        ...(side ? { isSidechain: true, agentId: 'sub1' } : {}),
+      } as ChatRecord;
+      if (!side) parent = uuid;
+      return record;
+    });
+  });
 
 // ---- bytes and lines ---------------------------------------------------------------------
 

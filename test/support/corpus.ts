@@ -14,7 +14,7 @@ export const ExpectedSchema = z.object({
   description: z.string().min(1),
   designRef: z.string().optional(),
   kind: z.enum(['clean', 'interrupted_prompt', 'interrupted_turn', 'degraded_history']),
-  cause: z.enum(['none', 'crash', 'aborted', 'unknown']),
+  cause: z.enum(['none', 'crash', 'aborted', 'unknown', 'running', 'failed']),
   repairs: z.array(z.record(z.string(), z.unknown())),
   canContinue: z.boolean(),
   canAutoContinue: z.boolean(),
@@ -27,6 +27,10 @@ export const ExpectedSchema = z.object({
   noticeIncludes: z.array(z.string()),
   diagnostics: z.array(z.string()),
   apiEntries: z.number().int().nonnegative(),
+  /** plan.sidechainRecords (checked when given; 0 otherwise). */
+  sidechainRecords: z.number().int().nonnegative().optional(),
+  /** plan.lastError (checked when given; null otherwise). */
+  lastError: z.object({ code: z.string(), message: z.string() }).nullable().optional(),
 });
 export type Expected = z.infer<typeof ExpectedSchema>;
 

@@ -997,16 +997,18 @@ async function logCase(ctx: FuzzContext, r: Rng, bytes: Buffer): Promise<string[
   writeFileSync(ensureDir(path), bytes);
   const chunkSize = pickChunkSize(r, bytes.length);
   const options = chunkSize === undefined ? {} : { chunkSize };
+  // The file name's id wins over the records' majority, as loadSession reads it.
+  const readOptions = isSessionId(stem) ? { ...options, fileSessionId: stem } : options;
 
   let read: ReadResult;
   try {
-    read = await readSessionLog(path, options);
+    read = await readSessionLog(path, readOptions);
   } catch (error) {
     return [`readSessionLog threw ${errorText(error)}`];
   }
   problems.push(...readProblems(read, bytes));
   if (r.chance(0.2) && bytes.length < 1 << 20) {
-    const other = await readSessionLog(path, { chunkSize: pickChunkSize(r, bytes.length) ?? 1 << 20 });
+    const other = await readSessionLog(path, { ...readOptions, chunkSize: pickChunkSize(r, bytes.length) ?? 1 << 20 });
     if (!sameValue(other, read)) problems.push('reader result depends on the chunk size');
   }
 

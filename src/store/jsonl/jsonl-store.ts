@@ -56,7 +56,7 @@ export class JsonlSessionStore implements SessionStore {
     for (const path of await listSessions(projectDir(this.options.home, scope.projectRoot))) {
       const ref = this.refFor(path, scope.projectRoot);
       try {
-        const read = await readSessionLog(path);
+        const read = await readSessionLog(path, isSessionId(ref.sessionId) ? { fileSessionId: ref.sessionId } : {});
         const firstUser = read.records.find((r) => r.record.type === 'user')?.record;
         const firstText = firstUser?.type === 'user' ? firstUser.message.parts.find((p) => typeof p.text === 'string')?.text : undefined;
         rows.push({
@@ -78,7 +78,8 @@ export class JsonlSessionStore implements SessionStore {
   }
 
   read(ref: SessionRef): Promise<ReadResult> {
-    return readSessionLog(ref.location);
+    // A file named by a session id: that id is the session's (one foreign line cannot hide it).
+    return readSessionLog(ref.location, isSessionId(ref.sessionId) ? { fileSessionId: ref.sessionId } : {});
   }
 
   async readIndex(ref: SessionRef): Promise<RecordIndex> {

@@ -21,6 +21,7 @@ function historyCounts(plan: SessionRecoveryPlan, conversation: ConversationReco
     gaps: plan.repairs.filter((r) => r.type === 'history_gap').length,
     malformedLines: plan.diagnostics.filter((d) => d.code === 'malformed_line').length,
     tornTail: plan.diagnostics.some((d) => d.code === 'torn_tail'),
+    sidechainRecords: plan.sidechainRecords,
   };
 }
 
@@ -47,12 +48,14 @@ export function toRecoverySummary(plan: SessionRecoveryPlan, conversation: Conve
       gaps: history.gaps,
       malformed_lines: history.malformedLines,
       torn_tail: history.tornTail,
+      sidechain_records: history.sidechainRecords,
     },
+    active_writer: plan.activeWriter,
+    last_error: plan.lastError ? { ...plan.lastError } : null,
   };
 }
 
 export function toRecoverySummaryCamel(plan: SessionRecoveryPlan, conversation: ConversationRecord): RecoverySummaryCamel {
-  const activeWriter = (plan as { activeWriter?: RecoverySummaryCamel['activeWriter'] }).activeWriter ?? null;
   return {
     planId: plan.planId,
     recovered: plan.kind !== 'clean',
@@ -65,7 +68,8 @@ export function toRecoverySummaryCamel(plan: SessionRecoveryPlan, conversation: 
     previousAttempts: plan.previousAttempts,
     repairs: countRepairs(plan.repairs),
     visibleNotice: plan.visibleNotice ?? null,
-    activeWriter,
+    activeWriter: plan.activeWriter,
+    lastError: plan.lastError ? { ...plan.lastError } : null,
     continuation: plan.continuation
       ? { mode: plan.continuation.mode, displayText: plan.continuation.displayText, partCount: plan.continuation.parts.length }
       : null,
