@@ -15,6 +15,8 @@ export interface SessionListing {
   records: number;
   firstPrompt: string | null;
   kind: string;
+  /** crash, aborted, failed, running (another process holds it), none, unknown. */
+  cause: string;
   planId: string;
 }
 
@@ -22,7 +24,8 @@ export async function listProjectSessions(deps: RuntimeDeps): Promise<SessionLis
   const rows: SessionListing[] = [];
   for (const entry of await deps.store.list(deps.scope)) {
     if (entry.error) throw new MendError(entry.error.code as ErrorCode, entry.error.message);
-    const { loaded, plan } = await loadAndPlan(deps.store, entry.ref, false, null);
+    // A session another process is writing right now is `running`, not crashed.
+    const { loaded, plan } = await loadAndPlan(deps.store, entry.ref, false, await deps.store.activeWriter(entry.ref));
     rows.push({
       id: loaded.conversation.sessionId,
       path: entry.ref.location,
@@ -31,6 +34,7 @@ export async function listProjectSessions(deps: RuntimeDeps): Promise<SessionLis
       records: loaded.conversation.totalRecords,
       firstPrompt: entry.firstPrompt,
       kind: plan.kind,
+      cause: plan.cause,
       planId: plan.planId,
     });
   }
@@ -47,7 +51,7 @@ export async function sessionsListCommand(args: { json: boolean }, io: CommandIo
     } else {
       for (const r of rows) {
         const prompt = (r.firstPrompt ?? '').replace(/\s+/g, ' ').slice(0, 60);
-        io.stdout.write(`${r.id}  ${r.lastUpdate ?? '-'}  ${String(r.records).padStart(5)} records  ${r.kind.padEnd(18)}  ${prompt}\n`);
+        io.stdout.write(`${r.id}  ${r.lastUpdate ?? '-'}  ${String(r.records).padStart(5)} records  ${r.kind.padEnd(18)}  ${r.cause.padEnd(7)}  ${prompt}\n`);
       }
     }
     return ExitCode.success;

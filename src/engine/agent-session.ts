@@ -147,7 +147,7 @@ export class AgentSession {
     try {
       for (;;) {
         if (numTurns >= opts.maxTurns) {
-          return finish({ status: 'max_turns', error: { code: 'max_turns', message: `stopped after ${opts.maxTurns} model turns (--max-turns)` } });
+          return await this.failed(finish, 'max_turns', { code: 'max_turns', message: `stopped after ${opts.maxTurns} model turns (--max-turns)` });
         }
         numTurns += 1;
         const check = validateProviderHistory(this.history);
@@ -259,7 +259,7 @@ export class AgentSession {
     } catch (error) {
       if (opts.signal.aborted) return await this.aborted(opts.signal, finish);
       if (isMendError(error) && error.code === 'session_write_failed') throw error;
-      return finish({ status: 'error', error: { code: errorCodeOf(error), message: errorMessageOf(error) } });
+      return await this.failed(finish, 'error', { code: errorCodeOf(error), message: errorMessageOf(error) });
     }
   }
 
@@ -288,6 +288,12 @@ export class AgentSession {
       result: part,
     });
     return part;
+  }
+
+  /** Records the known error that ended the turn, so a later resume says `failed`, not `crash`. */
+  private async failed(finish: Finish, status: 'error' | 'max_turns', error: { code: string; message: string }): Promise<TurnOutcome> {
+    await this.write(this.deps.builder.turnFailed(error.code, error.message), true);
+    return finish({ status, error });
   }
 
   private async aborted(signal: AbortSignal, finish: Finish): Promise<TurnOutcome> {

@@ -100,6 +100,11 @@ export class RecordBuilder {
     return { uuid, parentUuid, sessionId, timestamp, type: 'system', provenance: 'system', cwd, version, subtype, systemPayload };
   }
 
+  /** A run that ended with a known error (provider error, cut stream, max turns): a failure, not a crash. */
+  turnFailed(code: string, message: string): SystemRecord {
+    return this.system('turn_failed', { code, message });
+  }
+
   turnAborted(reason: TurnAbortReason): SystemRecord {
     return this.system('turn_aborted', { reason });
   }

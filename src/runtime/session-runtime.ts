@@ -131,6 +131,12 @@ export class SessionRuntime {
     if (!(await store.exists(source))) throw new MendError('session_not_found', `session not found: ${source.location}`, { path: source.location });
 
     if (request.fork && write) {
+      // A fork of a session another process is writing would copy a half-written tail and
+      // close a tool call that is still running as "outcome unknown": refused.
+      const holder = await store.activeWriter(source);
+      if (holder) {
+        throw new MendError('session_locked', `session ${source.sessionId || source.location} is in use by ${holder.host} pid ${holder.pid} (since ${holder.since}); fork it once that run has ended`, { ...holder });
+      }
       const sessionId = request.fork.sessionId ?? deps.newId();
       const ref = await store.newSession(scope, sessionId);
       const lease = await store.acquire(ref, deps.identity);
@@ -184,6 +190,17 @@ export class SessionRuntime {
 
   /** The current plan: rebuilt from storage under the lease when a turn has run since. */
   async currentPlan(): Promise<{ plan: SessionRecoveryPlan; loaded: LoadedSession } | null> {
+    // While a turn runs, the log's tail is half written by us: that is a running session,
+    // never a crash. Its plan says so (the holder is this runtime's own lease).
+    if (this.queue.running && this.lease) {
+      if (!(await this.deps.store.exists(this.ref))) return this.plan && this.loaded ? { plan: this.plan, loaded: this.loaded } : null;
+      return loadAndPlan(this.deps.store, this.ref, this.settings.allowAutoContinue, this.lease.holder);
+    }
+    return this.planForExecution();
+  }
+
+  /** The plan a continuation executes: rebuilt from storage under the lease when a turn has run since. */
+  private async planForExecution(): Promise<{ plan: SessionRecoveryPlan; loaded: LoadedSession } | null> {
     if (!this.planFresh && this.lease) {
       if (!(await this.deps.store.exists(this.ref))) return null;
       const { loaded, plan } = await loadAndPlan(this.deps.store, this.ref, this.settings.allowAutoContinue, null);
@@ -270,7 +287,7 @@ export class SessionRuntime {
           answer({ accepted: false, code: 'turn_running', message: 'mend is stopping', plan: this.plan });
           return null;
         }
-        const current = await this.currentPlan();
+        const current = await this.planForExecution();
         const intent: RunIntent = { type: request.auto ? 'auto_continue' : 'continue', planId: request.planId };
         const decision = decideRecoveryAction(current?.plan ?? null, intent, { busy: false });
         if (decision.action === 'refused') {

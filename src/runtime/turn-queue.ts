@@ -15,15 +15,20 @@ interface Job {
 
 export class TurnQueue {
   private readonly jobs: Job[] = [];
-  private running: AbortController | null = null;
+  private runningJob: AbortController | null = null;
   private pumping: Promise<void> | null = null;
 
   constructor(private readonly stop: AbortSignal | undefined) {
-    stop?.addEventListener('abort', () => this.running?.abort(stop.reason), { once: true });
+    stop?.addEventListener('abort', () => this.runningJob?.abort(stop.reason), { once: true });
+  }
+
+  /** A job is running right now. */
+  get running(): boolean {
+    return this.runningJob !== null;
   }
 
   get busy(): boolean {
-    return this.running !== null || this.jobs.length > 0;
+    return this.runningJob !== null || this.jobs.length > 0;
   }
 
   get stopped(): boolean {
@@ -32,7 +37,7 @@ export class TurnQueue {
 
   /** The signal of the running job (aborted by interrupt() or the stop signal). */
   signal(): AbortSignal {
-    return this.running?.signal ?? AbortSignal.abort('no turn is running');
+    return this.runningJob?.signal ?? AbortSignal.abort('no turn is running');
   }
 
   /** Queues a job; it starts after add() has returned, never inside it. */
@@ -51,8 +56,8 @@ export class TurnQueue {
    * prompt and at once an interrupt means that prompt, even if it has not started yet).
    */
   interrupt(reason: string): boolean {
-    if (this.running) {
-      this.running.abort(reason);
+    if (this.runningJob) {
+      this.runningJob.abort(reason);
       return true;
     }
     const next = this.jobs[0];
@@ -72,7 +77,7 @@ export class TurnQueue {
       const controller = new AbortController();
       if (this.stop?.aborted) controller.abort(this.stop.reason);
       else if (job.interrupted !== undefined) controller.abort(job.interrupted);
-      this.running = controller;
+      this.runningJob = controller;
       let result: { ok: true; value: unknown } | { ok: false; error: unknown };
       try {
         result = { ok: true, value: await job.run(this.stopped) };
@@ -81,7 +86,7 @@ export class TurnQueue {
       }
       // Not running any more before anyone hears the outcome: a caller that acts on it
       // at once (another continue) must not be told a turn is still running.
-      this.running = null;
+      this.runningJob = null;
       if (result.ok) job.resolve(result.value);
       else job.reject(result.error);
     }
