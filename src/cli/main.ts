@@ -140,31 +140,51 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
     return sessionsListCommand(parsed, commandIo);
   }
 
-  const options = parsed.options;
   const controller = new AbortController();
-  const onSigint = () => controller.abort('sigint');
-  const onSigterm = () => controller.abort('sigterm');
-  process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigterm);
-  try {
-    const { runtime } = compose(io, options, controller.signal);
-    const host: HostEnv = {
-      stdin: io.stdin as HostEnv['stdin'],
-      stdout: io.stdout as HostEnv['stdout'],
-      stderr: io.stderr as HostEnv['stderr'],
-      signal: controller.signal,
-      runtime,
-      modelName: (model) => configuredModel({ ...options, model }, providerEnv(io.env)),
-      toolNames: TOOL_NAMES,
-    };
+  if (parsed.command === 'serve') {
+    const serve = parsed.options;
+    const token = serve.token ?? (io.env['MEND_SERVER_TOKEN']?.trim() || undefined);
+    return withSignals(controller, async () => {
+      const { runServe } = await import('../frontends/daemon/serve.js');
+      return runServe({ ...serve, token }, hostEnv(io, { ...serve, model: serve.model }, controller.signal));
+    });
+  }
+
+  const options = parsed.options;
+  return withSignals(controller, async () => {
+    const host = hostEnv(io, options, controller.signal);
     if (options.inputFormat === 'stream-json') {
       const { runStreamJson } = await import('../frontends/stream-json/stream-json-server.js');
       return await runStreamJson(options, host);
     }
     const { runHeadless } = await import('../frontends/headless/run-headless.js');
     return await runHeadless(options, host);
+  });
+}
+
+/** SIGINT and SIGTERM abort the controller (with 'sigint' / 'sigterm') while `run` runs. */
+async function withSignals(controller: AbortController, run: () => Promise<number>): Promise<number> {
+  const onSigint = () => controller.abort('sigint');
+  const onSigterm = () => controller.abort('sigterm');
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigterm);
+  try {
+    return await run();
   } finally {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);
   }
+}
+
+function hostEnv(io: MainIo, options: Pick<RunOptions, 'provider' | 'scriptedResponses' | 'baseUrl' | 'model'>, signal: AbortSignal): HostEnv {
+  const { runtime } = compose(io, options, signal);
+  return {
+    stdin: io.stdin as HostEnv['stdin'],
+    stdout: io.stdout as HostEnv['stdout'],
+    stderr: io.stderr as HostEnv['stderr'],
+    signal,
+    runtime,
+    modelName: (model) => configuredModel({ ...options, model }, providerEnv(io.env)),
+    toolNames: TOOL_NAMES,
+  };
 }

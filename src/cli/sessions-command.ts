@@ -3,43 +3,24 @@
  * the recovery kind each would resume as. Read-only: no lease, no writes.
  */
 import { MendError, errorCodeOf, errorMessageOf, type ErrorCode } from '../errors.js';
-import { loadAndPlan, type RuntimeDeps } from '../runtime/session-runtime.js';
+import { listProjectSessions, type ProjectSessionRow } from '../runtime/list-sessions.js';
+import type { RuntimeDeps } from '../runtime/session-runtime.js';
 import { ExitCode, exitCodeFor } from '../stream/exit-codes.js';
 import type { CommandIo } from './plan-command.js';
 
-export interface SessionListing {
-  id: string;
-  path: string;
-  started: string | null;
-  lastUpdate: string | null;
-  records: number;
-  firstPrompt: string | null;
-  kind: string;
-  planId: string;
-}
+export type SessionListing = Pick<ProjectSessionRow, 'id' | 'path' | 'started' | 'lastUpdate' | 'records' | 'firstPrompt' | 'kind' | 'planId'>;
 
-export async function listProjectSessions(deps: RuntimeDeps): Promise<SessionListing[]> {
-  const rows: SessionListing[] = [];
-  for (const entry of await deps.store.list(deps.scope)) {
-    if (entry.error) throw new MendError(entry.error.code as ErrorCode, entry.error.message);
-    const { loaded, plan } = await loadAndPlan(deps.store, entry.ref, false, null);
-    rows.push({
-      id: loaded.conversation.sessionId,
-      path: entry.ref.location,
-      started: entry.started,
-      lastUpdate: entry.lastUpdate,
-      records: loaded.conversation.totalRecords,
-      firstPrompt: entry.firstPrompt,
-      kind: plan.kind,
-      planId: plan.planId,
-    });
-  }
-  return rows;
+/** The rows `sessions list` prints; a session that cannot be read fails the command. */
+async function listRows(deps: RuntimeDeps): Promise<SessionListing[]> {
+  const rows = await listProjectSessions(deps.store, deps.scope);
+  const broken = rows.find((r) => r.error);
+  if (broken?.error) throw new MendError(broken.error.code as ErrorCode, broken.error.message);
+  return rows.map(({ id, path, started, lastUpdate, records, firstPrompt, kind, planId }) => ({ id, path, started, lastUpdate, records, firstPrompt, kind, planId }));
 }
 
 export async function sessionsListCommand(args: { json: boolean }, io: CommandIo): Promise<number> {
   try {
-    const rows = await listProjectSessions(io.runtime);
+    const rows = await listRows(io.runtime);
     if (args.json) {
       io.stdout.write(`${JSON.stringify(rows)}\n`);
     } else if (rows.length === 0) {
