@@ -189,7 +189,7 @@ export function createApp(deps: AppDeps): Hono {
   // ---- opening ------------------------------------------------------------------------------
 
   const open = async (c: Context, kind: OpenKind, sessionId: string | undefined, request: { cwd?: string | undefined; approvalMode?: string | undefined }) => {
-    const { session, attached } = await registry.open(kind, { sessionId, ...request });
+    const { session, attached } = await registry.open(kind, { ...request, sessionId });
     const clientId = session.attach();
     const { state, recovery } = await session.state();
     log(`session ${session.sessionId} ${attached ? 'attached' : kind === 'create' ? 'created' : `${kind}ed`} (${session.workspaceCwd})`);

@@ -103,7 +103,7 @@ export class SessionRegistry {
     this.opening.set(sessionId, opening);
     try {
       const session = await opening;
-      this.sessions.set(session.sessionId, session);
+      this.sessions.set(sessionId, session);
       return { session, attached: false };
     } finally {
       this.opening.delete(sessionId);
