@@ -135,7 +135,8 @@ export class DaemonTransport implements Transport {
         failures += 1;
         const fatal = error instanceof MendDaemonError && error.status >= 400;
         if (fatal || failures > MAX_RECONNECTS) return this.fail(error);
-        await new Promise((resolve) => setTimeout(resolve, Math.min(this.retryMs, 5000)));
+        // The first reconnect is immediate; later ones wait the server's `retry`.
+        if (failures > 1) await new Promise((resolve) => setTimeout(resolve, Math.min(this.retryMs, 5000)));
       }
     }
   }
