@@ -4,6 +4,7 @@
  * with plain fetch, and end it by its pid.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { execa, type ResultPromise } from 'execa';
 import { ReadyLineSchema, type ReadyLine } from '../../../src/stream/daemon-api.js';
 import { BIN, baseEnv, waitFor, type Sandbox } from '../../support/cli.js';
@@ -119,4 +120,30 @@ export function killMarkedGroups(marker: string): void {
 /** A shell command that appends its pid (its process group leader) to `marker`, then sleeps. */
 export function slowCommand(marker: string, seconds = 30): string {
   return `echo $$ >> '${marker}'; sleep ${seconds}`;
+}
+
+/**
+ * A request with node:http, which sends the headers it is given as they are (fetch
+ * replaces Host) and reports an early answer even when the server stops reading the body.
+ */
+export function rawRequest(url: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; body: unknown; headers: Record<string, string | string[] | undefined> }> {
+  const target = new URL(path, url);
+  return new Promise((resolve, reject) => {
+    const req = request(target, { method: init.method ?? (init.body !== undefined ? 'POST' : 'GET'), headers: init.headers ?? {} }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => {
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          // not JSON
+        }
+        resolve({ status: res.statusCode ?? 0, body, headers: res.headers });
+      });
+    });
+    req.on('error', reject);
+    if (init.body !== undefined) req.end(init.body);
+    else req.end();
+  });
 }
