@@ -35,7 +35,8 @@ export const SessionIdSchema = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-
 
 export const CreateSessionBodySchema = z.looseObject({
   cwd: z.string().min(1).optional(),
-  sessionId: SessionIdSchema.optional(),
+  /** Qwen's client may send null for "none". */
+  sessionId: SessionIdSchema.nullish(),
   approvalMode: ModeName.optional(),
 });
 export type CreateSessionBody = z.infer<typeof CreateSessionBodySchema>;

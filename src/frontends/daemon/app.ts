@@ -210,7 +210,7 @@ export function createApp(deps: AppDeps): Hono {
 
   app.post('/session', async (c) => {
     const request = await body(c, CreateSessionBodySchema);
-    return c.json(await open(c, 'create', request.sessionId?.toLowerCase(), request));
+    return c.json(await open(c, 'create', request.sessionId?.toLowerCase(), { cwd: request.cwd, approvalMode: request.approvalMode }));
   });
   app.post('/session/:id/load', async (c) => c.json(await open(c, 'load', sessionIdParam(c), await body(c, RestoreSessionBodySchema))));
   app.post('/session/:id/resume', async (c) => c.json(await open(c, 'resume', sessionIdParam(c), await body(c, RestoreSessionBodySchema))));

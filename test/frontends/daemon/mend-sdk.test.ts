@@ -182,6 +182,8 @@ describe("mend's daemon-backed SDK against the built mend serve", { timeout: 60_
     const first = await open.next();
     expect(first.value).toMatchObject({ type: 'system', subtype: 'init', session_id: sessionId });
     await client.closeSession(sessionId);
-    await expect(collect(open)).rejects.toMatchObject({ code: 'session_closed' });
+    // session_closed when the event stream was already connected; the stream's 404 when it was not yet.
+    const error = (await collect(open).catch((e: unknown) => e)) as { code?: string };
+    expect(['session_closed', 'session_not_found']).toContain(error.code);
   });
 });
