@@ -15,6 +15,8 @@ import { TOOL_NAMES } from '../runtime/tool-port.js';
 import { JsonlSessionStore } from '../store/jsonl/jsonl-store.js';
 import type { SessionStore } from '../store/session-store.js';
 import { ExitCode, exitCodeFor } from '../stream/exit-codes.js';
+import { serializeLine } from '../stream/line-framer.js';
+import { errorFields, resultMessage } from '../stream/result-lines.js';
 import { parseArgs, type OutputFormat, type RunOptions } from './args.js';
 import { faultHookFromEnv } from './fault-hook.js';
 import { configuredModel, lazyProvider, type ProviderEnv } from './provider-factory.js';
@@ -48,21 +50,7 @@ function reportEarlyError(io: MainIo, argv: string[], code: string, message: str
   if (format === 'text') {
     io.stderr.write(`mend: error [${code}]: ${message} (see mend --help)\n`);
   } else {
-    io.stdout.write(
-      `${JSON.stringify({
-        type: 'result',
-        subtype: 'error_during_execution',
-        uuid: randomUUID(),
-        session_id: '',
-        is_error: true,
-        duration_ms: 0,
-        duration_api_ms: 0,
-        num_turns: 0,
-        usage: { input_tokens: 0, output_tokens: 0 },
-        permission_denials: [],
-        error: { code, message },
-      })}\n`,
-    );
+    io.stdout.write(serializeLine(resultMessage('', randomUUID, errorFields(code, message))));
   }
   return exitCodeFor(code);
 }

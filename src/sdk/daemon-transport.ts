@@ -25,6 +25,7 @@ import {
   type SessionAnswer,
 } from '../stream/daemon-api.js';
 import type { DaemonEvent } from '../stream/daemon-events.js';
+import { errorFields, resultMessage } from '../stream/result-lines.js';
 import { AsyncQueue } from './async-queue.js';
 import { DaemonHttp, MendDaemonError } from './daemon-http.js';
 import { MendSdkError } from './errors.js';
@@ -197,19 +198,7 @@ export class DaemonTransport implements Transport {
       await this.http.request(`/session/${session.sessionId}/prompt`, { body: { prompt: promptBlocks(message) }, clientId: session.clientId });
     } catch (error) {
       if (!(error instanceof MendDaemonError) || error.status === 0) throw error;
-      this.push({
-        type: 'result',
-        subtype: 'error_during_execution',
-        uuid: crypto.randomUUID(),
-        session_id: session.sessionId,
-        is_error: true,
-        duration_ms: 0,
-        duration_api_ms: 0,
-        num_turns: 0,
-        usage: { input_tokens: 0, output_tokens: 0 },
-        permission_denials: [],
-        error: { code: error.code, message: error.message },
-      });
+      this.push(resultMessage(session.sessionId, () => crypto.randomUUID(), errorFields(error.code, error.message)));
     }
   }
 

@@ -3,11 +3,12 @@
  * `npm run build` first): start it in a sandbox, read its ready line, call it
  * with plain fetch, and end it by its pid.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { execa, type ResultPromise } from 'execa';
 import { ReadyLineSchema, type ReadyLine } from '../../../src/stream/daemon-api.js';
 import { BIN, baseEnv, waitFor, type Sandbox } from '../../support/cli.js';
+
+export { killMarkedGroups, markerLines, slowCommand } from '../../support/cli.js';
 
 export interface Daemon {
   url: string;
@@ -97,29 +98,6 @@ export async function call<T = Record<string, unknown>>(
     // not JSON
   }
   return { status: response.status, body: body as T, headers: response.headers };
-}
-
-export function markerLines(marker: string): string[] {
-  return existsSync(marker) ? readFileSync(marker, 'utf8').split('\n').filter(Boolean) : [];
-}
-
-/** The sleeping shells a test made mend start: end their process groups by the pids they wrote. */
-export function killMarkedGroups(marker: string): void {
-  for (const line of markerLines(marker)) {
-    const pgid = Number(line);
-    if (Number.isInteger(pgid) && pgid > 1) {
-      try {
-        process.kill(-pgid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  }
-}
-
-/** A shell command that appends its pid (its process group leader) to `marker`, then sleeps. */
-export function slowCommand(marker: string, seconds = 30): string {
-  return `echo $$ >> '${marker}'; sleep ${seconds}`;
 }
 
 /**
