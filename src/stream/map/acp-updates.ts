@@ -53,7 +53,7 @@ function chunk(kind: 'user_message_chunk' | 'agent_message_chunk' | 'agent_thoug
   return { sessionUpdate: kind, content: { type: 'text', text } };
 }
 
-/** The updates of one history entry; `results` collects the call ids whose result was shown. */
+/** The updates of one history entry; `open` holds the call ids shown without a result yet. */
 function entryUpdates(entry: Content, open: Map<string, true>, synthetic?: boolean): SessionUpdate[] {
   const out: SessionUpdate[] = [];
   for (const part of entry.parts) {
