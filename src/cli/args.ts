@@ -4,6 +4,7 @@
  */
 import yargs from 'yargs';
 import { MendError } from '../errors.js';
+import type { ServeOptions } from '../frontends/daemon/serve.js';
 import type { StdioRunOptions } from '../frontends/shared/run-options.js';
 import { APPROVAL_MODES, approvalModeFromAlias, type ApprovalMode } from '../stream/approval-modes.js';
 import { exitCodeTableText } from '../stream/exit-codes.js';
@@ -28,6 +29,8 @@ export type ParsedCommand =
   | { command: 'run'; options: RunOptions }
   | { command: 'plan'; target: string; json: boolean; full: boolean; debug: boolean }
   | { command: 'sessions-list'; json: boolean; debug: boolean }
+  /** `token` is the --token flag only; the composition root falls back to MEND_SERVER_TOKEN. */
+  | { command: 'serve'; options: ServeOptions & Pick<RunOptions, 'provider' | 'baseUrl' | 'scriptedResponses'> }
   | { command: 'help'; text: string }
   | { command: 'version' };
 
@@ -64,6 +67,13 @@ function build(argv: string[]) {
     )
     .command('sessions <action>', 'list the sessions of this project', (y) =>
       y.positional('action', { choices: ['list'] as const, demandOption: true }).option('json', { type: 'boolean', default: false }),
+    )
+    .command('serve', 'run the HTTP daemon (REST + SSE) for the sessions of one or more project roots', (y) =>
+      y
+        .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on; anything but loopback needs a token' })
+        .option('port', { type: 'number', default: 0, describe: 'port to listen on; 0 picks a free one (see the ready line)' })
+        .option('root', { type: 'string', array: true, describe: 'a project root sessions may live under (repeatable; default: the current directory)' })
+        .option('token', { type: 'string', describe: 'bearer token clients must send (default: $MEND_SERVER_TOKEN)' }),
     )
     .option('prompt', { alias: 'p', type: 'string', describe: 'the prompt; "-" reads it from stdin' })
     .option('continue', { alias: 'c', type: 'boolean', default: false, describe: 'resume the most recent session of this project' })
@@ -108,7 +118,7 @@ function build(argv: string[]) {
     .option('help', { alias: 'h', type: 'boolean', describe: 'show help' })
     .option('version', { alias: 'v', type: 'boolean', describe: 'show version' })
     .epilogue(
-      `An option given twice takes its last value; list options (--allowed-tools, --add-dir) accumulate.\n\n${exitCodeTableText()}\n\nEnvironment: MEND_HOME (default ~/.mend), OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL.`,
+      `An option given twice takes its last value; list options (--allowed-tools, --add-dir) accumulate.\n\n${exitCodeTableText()}\n\nEnvironment: MEND_HOME (default ~/.mend), OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL, MEND_SERVER_TOKEN (mend serve).`,
     )
     .strict()
     // Without camelCase twins an unknown flag is named once ("bogus-flag", not also "bogusFlag").
@@ -132,6 +142,7 @@ export async function parseArgs(argv: string[]): Promise<ParsedCommand> {
   const [first] = a._;
   if (first === 'plan') return { command: 'plan', target: String(a['target']), json: a.json === true, full: a['full'] === true, debug: a.debug };
   if (first === 'sessions') return { command: 'sessions-list', json: a.json === true, debug: a.debug };
+  if (first === 'serve') return { command: 'serve', options: serveOptions(a) };
   if (a._.length > 0) throw new MendError('usage', `unexpected argument: ${String(first)}`);
 
   const prompt = last(a.prompt);
@@ -199,6 +210,36 @@ function toolEnvOf(value: string | undefined): ToolEnvPolicy {
   const parsed = parseToolEnvPolicy(value);
   if (!parsed.ok) throw new MendError('usage', `--tool-env: ${parsed.error}`);
   return parsed.policy;
+}
+
+function serveOptions(a: Record<string, unknown>): Extract<ParsedCommand, { command: 'serve' }>['options'] {
+  const runOnly = ['prompt', 'resume', 'session-id'].filter((k) => a[k] !== undefined).concat(['continue', 'fork-session', 'continue-interrupted', 'auto-continue'].filter((k) => a[k] === true));
+  if (runOnly.length > 0) throw new MendError('usage', `mend serve does not take --${runOnly[0]}: sessions are opened through its API`);
+  const port = a['port'] as number;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new MendError('usage', '--port takes a whole number from 0 to 65535');
+  const token = a['token'] as string | undefined;
+  if (token !== undefined && token.trim() === '') throw new MendError('usage', '--token must not be empty');
+  const host = String(a['host']).trim();
+  if (host === '') throw new MendError('usage', '--host must not be empty');
+  const maxTurns = a['max-turns'] as number;
+  if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new MendError('usage', '--max-turns takes a whole number >= 1');
+  const permissionTimeoutMs = a['permission-timeout'] as number;
+  if (!Number.isFinite(permissionTimeoutMs) || permissionTimeoutMs < 0) throw new MendError('usage', '--permission-timeout takes a number of milliseconds');
+  return {
+    host,
+    port,
+    roots: ((a['root'] as string[] | undefined) ?? []).map(String),
+    token: token?.trim(),
+    approvalMode: approvalModeOf(last(a['approval-mode'] as string)),
+    allowedTools: splitList(a['allowed-tools']),
+    maxTurns,
+    model: a['model'] as string | undefined,
+    permissionTimeoutMs,
+    debug: a['debug'] === true,
+    provider: a['provider'] as RunOptions['provider'],
+    baseUrl: a['base-url'] as string | undefined,
+    scriptedResponses: a['scripted-responses'] as string | undefined,
+  };
 }
 
 function validateRunOptions(o: RunOptions, a: Record<string, unknown> = {}): void {

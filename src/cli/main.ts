@@ -18,6 +18,8 @@ import { DEFAULT_TOOL_ENV_POLICY } from '../tools/tool-env.js';
 import { JsonlSessionStore } from '../store/jsonl/jsonl-store.js';
 import type { SessionStore } from '../store/session-store.js';
 import { ExitCode, exitCodeFor } from '../stream/exit-codes.js';
+import { serializeLine } from '../stream/line-framer.js';
+import { errorFields, resultMessage } from '../stream/result-lines.js';
 import { parseArgs, type OutputFormat, type RunOptions } from './args.js';
 import { faultHookFromEnv } from './fault-hook.js';
 import { configuredModel, lazyProvider, type ProviderEnv } from './provider-factory.js';
@@ -51,21 +53,7 @@ function reportEarlyError(io: MainIo, argv: string[], code: string, message: str
   if (format === 'text') {
     io.stderr.write(`mend: error [${code}]: ${message} (see mend --help)\n`);
   } else {
-    io.stdout.write(
-      `${JSON.stringify({
-        type: 'result',
-        subtype: 'error_during_execution',
-        uuid: randomUUID(),
-        session_id: '',
-        is_error: true,
-        duration_ms: 0,
-        duration_api_ms: 0,
-        num_turns: 0,
-        usage: { input_tokens: 0, output_tokens: 0 },
-        permission_denials: [],
-        error: { code, message },
-      })}\n`,
-    );
+    io.stdout.write(serializeLine(resultMessage('', randomUUID, errorFields(code, message))));
   }
   return exitCodeFor(code);
 }
@@ -166,35 +154,55 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
     return sessionsListCommand(parsed, commandIo);
   }
 
-  const options = parsed.options;
   const controller = new AbortController();
-  const onSigint = () => controller.abort('sigint');
-  const onSigterm = () => controller.abort('sigterm');
-  process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigterm);
-  try {
-    const { runtime } = compose(io, options, controller.signal);
-    // Credentials are read once (compose keeps what it needs), then leave the process's
-    // environment, so no child inherits them. A tool could still read the start-up block
-    // at /proc/<mend pid>/environ; tool output is redacted of these values for that reason.
-    if (io.env === process.env) for (const name of CREDENTIAL_VARIABLES) delete process.env[name];
-    const host: HostEnv = {
-      stdin: io.stdin as HostEnv['stdin'],
-      stdout: io.stdout as HostEnv['stdout'],
-      stderr: io.stderr as HostEnv['stderr'],
-      signal: controller.signal,
-      runtime,
-      modelName: (model) => configuredModel({ ...options, model }, providerEnv(io.env)),
-      toolNames: TOOL_NAMES,
-    };
+  if (parsed.command === 'serve') {
+    const serve = parsed.options;
+    const token = serve.token ?? (io.env['MEND_SERVER_TOKEN']?.trim() || undefined);
+    return withSignals(controller, async () => {
+      const { runServe } = await import('../frontends/daemon/serve.js');
+      return runServe({ ...serve, token }, hostEnv(io, { ...serve, model: serve.model }, controller.signal));
+    });
+  }
+
+  const options = parsed.options;
+  return withSignals(controller, async () => {
+    const host = hostEnv(io, options, controller.signal);
     if (options.inputFormat === 'stream-json') {
       const { runStreamJson } = await import('../frontends/stream-json/stream-json-server.js');
       return await runStreamJson(options, host);
     }
     const { runHeadless } = await import('../frontends/headless/run-headless.js');
     return await runHeadless(options, host);
+  });
+}
+
+/** SIGINT and SIGTERM abort the controller (with 'sigint' / 'sigterm') while `run` runs. */
+async function withSignals(controller: AbortController, run: () => Promise<number>): Promise<number> {
+  const onSigint = () => controller.abort('sigint');
+  const onSigterm = () => controller.abort('sigterm');
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigterm);
+  try {
+    return await run();
   } finally {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);
   }
+}
+
+function hostEnv(io: MainIo, options: ComposeOptions & Pick<RunOptions, 'model'>, signal: AbortSignal): HostEnv {
+  const { runtime } = compose(io, options, signal);
+  // Credentials are read once (compose keeps what it needs), then leave the process's
+  // environment, so no child inherits them. A tool could still read the start-up block
+  // at /proc/<mend pid>/environ; tool output is redacted of these values for that reason.
+  if (io.env === process.env) for (const name of CREDENTIAL_VARIABLES) delete process.env[name];
+  return {
+    stdin: io.stdin as HostEnv['stdin'],
+    stdout: io.stdout as HostEnv['stdout'],
+    stderr: io.stderr as HostEnv['stderr'],
+    signal,
+    runtime,
+    modelName: (model) => configuredModel({ ...options, model }, providerEnv(io.env)),
+    toolNames: TOOL_NAMES,
+  };
 }

@@ -9,7 +9,12 @@ import type { RefusalCode } from '../stream/error-codes.js';
 
 export type RunIntent =
   | { type: 'inspect' }
-  | { type: 'continue'; planId?: string | undefined }
+  /**
+   * `unconfirmed`: the caller names no plan and may not have seen it (the daemon's
+   * `/continue` without a body, as Qwen's client sends it). Such a continue never
+   * repeats a tail that already failed a recovery attempt: that needs the plan id.
+   */
+  | { type: 'continue'; planId?: string | undefined; unconfirmed?: boolean }
   | { type: 'auto_continue'; planId?: string | undefined }
   | { type: 'prompt'; acceptDegraded: boolean }
   /** A host drives the session (stream-json input, ACP, daemon, TUI): it decides later. */
@@ -35,6 +40,8 @@ export const REFUSAL_MESSAGES = {
   clean: 'nothing to continue: the session is clean',
   noRecords: 'nothing to continue: the session has no records',
   busy: 'a turn is running; wait for its result',
+  failedAttempt: (attempts: number, planId: string) =>
+    `an earlier recovery attempt of this tail did not complete (${attempts}); continue again naming plan ${planId} to confirm`,
 } as const;
 
 export function decideRecoveryAction(plan: SessionRecoveryPlan | null, intent: RunIntent, state: RuntimeState = { busy: false }): Decision {
@@ -79,6 +86,9 @@ export function decideRecoveryAction(plan: SessionRecoveryPlan | null, intent: R
         return { action: 'refused', execute: 'nothing', code: 'continuation_refused', message: REFUSAL_MESSAGES.degradedContinue };
       }
       if (!plan.canContinue) return { action: 'refused', execute: 'nothing', code: 'nothing_to_continue', message: REFUSAL_MESSAGES.clean };
+      if (intent.type === 'continue' && intent.unconfirmed === true && plan.previousAttempts > 0) {
+        return { action: 'refused', execute: 'nothing', code: 'continuation_refused', message: REFUSAL_MESSAGES.failedAttempt(plan.previousAttempts, plan.planId) };
+      }
       if (intent.type === 'continue' || plan.canAutoContinue) return { action: 'continue', execute: 'continuation' };
       const why =
         plan.previousAttempts > 0

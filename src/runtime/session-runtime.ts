@@ -94,6 +94,8 @@ export class SessionRuntime {
   private recoveryPending: boolean;
   private readonly queue: TurnQueue;
   private closed = false;
+  /** The label a front end gave the turn that is running (see `turnLabel`). */
+  private runningLabel: string | undefined;
 
   private constructor(
     private readonly deps: RuntimeDeps,
@@ -183,6 +185,15 @@ export class SessionRuntime {
     return this.queue.busy;
   }
 
+  /**
+   * The label the front end gave the turn whose events are being emitted now
+   * (a daemon's prompt id), or undefined. Turns run one at a time, so every event
+   * a turn emits, its terminal one included, is emitted while its label is set.
+   */
+  get turnLabel(): string | undefined {
+    return this.runningLabel;
+  }
+
   /** The policy's answer for an intent on the current plan. Pure; nothing runs. */
   decide(intent: RunIntent): Decision {
     return decideRecoveryAction(this.plan, intent, { busy: this.busy });
@@ -240,8 +251,17 @@ export class SessionRuntime {
   // ---- turns --------------------------------------------------------------------------------
 
   /** Queues a prompt; resolves with its outcome (a refused one too: degraded history). */
-  prompt(parts: Part[]): Promise<TurnOutcome> {
-    return this.queue.add((stopped) => (stopped ? Promise.resolve(this.stoppedOutcome()) : this.runPrompt(parts)));
+  prompt(parts: Part[], label?: string): Promise<TurnOutcome> {
+    return this.queue.add((stopped) => this.labelled(label, () => (stopped ? Promise.resolve(this.stoppedOutcome()) : this.runPrompt(parts))));
+  }
+
+  private async labelled<T>(label: string | undefined, job: () => Promise<T>): Promise<T> {
+    this.runningLabel = label;
+    try {
+      return await job();
+    } finally {
+      this.runningLabel = undefined;
+    }
   }
 
   /**
@@ -258,8 +278,10 @@ export class SessionRuntime {
 
   /** A queued prompt that never ran because mend is stopping: it still gets its outcome. */
   private stoppedOutcome(): TurnOutcome {
-    const reason = this.deps.signal?.reason === 'sigterm' ? 'sigterm' : 'sigint';
-    const outcome: TurnOutcome = { ...refusedOutcome('aborted', `turn not started: mend is stopping (${reason})`), status: 'aborted', abortReason: reason };
+    const stop: unknown = this.deps.signal?.reason;
+    const reason = stop === 'sigterm' || stop === 'interrupt' ? stop : 'sigint';
+    const why = reason === 'interrupt' ? 'the session is closing' : `mend is stopping (${reason})`;
+    const outcome: TurnOutcome = { ...refusedOutcome('aborted', `turn not started: ${why}`), status: 'aborted', abortReason: reason };
     this.emit({ type: 'turn_aborted', outcome });
     return outcome;
   }
@@ -270,7 +292,7 @@ export class SessionRuntime {
    * a tail can be accepted; the plan is rebuilt right before execution and the
    * policy decides on that one.
    */
-  continueLastTurn(request: { planId?: string | undefined; auto?: boolean } = {}): Promise<ContinueAnswer> {
+  continueLastTurn(request: { planId?: string | undefined; auto?: boolean; unconfirmed?: boolean; label?: string } = {}): Promise<ContinueAnswer> {
     if (this.closed || !this.lease) {
       const holder = this.activeWriter;
       return Promise.resolve({
@@ -282,13 +304,15 @@ export class SessionRuntime {
     }
     if (this.busy) return Promise.resolve({ accepted: false, code: 'turn_running', message: REFUSAL_MESSAGES.busy, plan: this.plan });
     return new Promise<ContinueAnswer>((answer) => {
-      const done: Promise<TurnOutcome | null> = this.queue.add(async (stopped) => {
+      const done: Promise<TurnOutcome | null> = this.queue.add((stopped) => this.labelled(request.label, async () => {
         if (stopped) {
           answer({ accepted: false, code: 'turn_running', message: 'mend is stopping', plan: this.plan });
           return null;
         }
         const current = await this.planForExecution();
-        const intent: RunIntent = { type: request.auto ? 'auto_continue' : 'continue', planId: request.planId };
+        const intent: RunIntent = request.auto
+          ? { type: 'auto_continue', planId: request.planId }
+          : { type: 'continue', planId: request.planId, ...(request.unconfirmed ? { unconfirmed: true } : {}) };
         const decision = decideRecoveryAction(current?.plan ?? null, intent, { busy: false });
         if (decision.action === 'refused') {
           answer({ accepted: false, code: decision.code, message: decision.message, plan: current?.plan ?? null });
@@ -301,7 +325,7 @@ export class SessionRuntime {
         }
         answer({ accepted: true, plan: current.plan, outcome: done.then((outcome) => outcome!) });
         return this.runContinuation(current.plan);
-      });
+      }));
       done.catch((error: unknown) => answer({ accepted: false, code: 'nothing_to_continue', message: errorMessageOf(error), plan: this.plan }));
     });
   }

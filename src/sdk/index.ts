@@ -1,6 +1,7 @@
 /**
- * mend's process-backed SDK: `query()` runs the mend CLI in stream-json mode and
- * exposes its messages and control protocol, including session recovery.
+ * mend's SDK. Process-backed: `query()` runs the mend CLI in stream-json mode.
+ * Daemon-backed: `connect({url, token})` to a `mend serve` and `client.query()`.
+ * Both expose the same Query: messages, control protocol and session recovery.
  */
 import { ProcessTransport } from './process-transport.js';
 import { Query } from './query.js';
@@ -11,7 +12,11 @@ export function query({ prompt, options = {} }: QueryParams = {}): Query {
 }
 
 export { Query, type QueryConfig } from './query.js';
-export { ProcessTransport, STDERR_TAIL_BYTES, type ExitInfo, type Transport } from './process-transport.js';
+export { ProcessTransport, STDERR_TAIL_BYTES, type ExitInfo } from './process-transport.js';
+export type { Transport } from './transport.js';
+export { connect, MendDaemonClient, type DaemonQueryOptions, type DaemonQueryParams } from './daemon-client.js';
+export { DaemonTransport, type DaemonSessionOptions } from './daemon-transport.js';
+export { DaemonHttp, MendDaemonError, type DaemonConnection } from './daemon-http.js';
 export { MendAbortError, MendCliError, MendControlError, MendProcessError, MendSdkError, isMendProcessError } from './errors.js';
 export { optionsToArgs, defaultExecutable } from './options-to-args.js';
 export { validationIssues, type InboundMessage } from './validate-message.js';

@@ -8,25 +8,16 @@ import { AsyncQueue } from './async-queue.js';
 import { MendProcessError, MendSdkError } from './errors.js';
 import { commandFor, defaultExecutable, mergeEnv, optionsToArgs } from './options-to-args.js';
 import type { Options } from './types.js';
+import type { Transport } from './transport.js';
 import { checkMessage, isInboundMessage, type InboundMessage } from './validate-message.js';
+
+export type { Transport } from './transport.js';
 
 export interface ExitInfo {
   exitCode: number | null;
   signal: string | null;
   /** True when the exit followed close(): never an error, whatever the code. */
   closedByHost: boolean;
-}
-
-export interface Transport {
-  start(): Promise<void>;
-  /** An object is sent as one ndjson line; a string is written as it is (raw bytes, for tests). */
-  write(message: object | string): Promise<void>;
-  /** Ends stdin: the CLI finishes its running turn and exits. */
-  endInput(): void;
-  /** Everything the CLI prints, in order. Ends when the process has exited; throws MendProcessError on an abnormal exit. */
-  readMessages(): AsyncIterable<InboundMessage>;
-  close(): Promise<void>;
-  readonly exited: Promise<ExitInfo>;
 }
 
 export const STDERR_TAIL_BYTES = 64 * 1024;
@@ -46,6 +37,7 @@ export class ProcessTransport implements Transport {
   private closePromise: Promise<void> | null = null;
   private exitInfo: ExitInfo | null = null;
   private resolveExited!: (info: ExitInfo) => void;
+  /** How the child ended; resolves once it has exited. */
   readonly exited: Promise<ExitInfo>;
   /** Stdout lines that were not JSON objects with a `type` (skipped), most recent last. */
   readonly protocolErrors: string[] = [];
@@ -115,14 +107,20 @@ export class ProcessTransport implements Transport {
     });
   }
 
+  /** Ends stdin: the CLI finishes its running turn and exits. */
   endInput(): void {
     if (this.inputEnded) return;
     this.inputEnded = true;
     this.subprocess?.stdin.end();
   }
 
+  /** Everything the CLI prints, in order. Ends when the process has exited; throws MendProcessError on an abnormal exit. */
   readMessages(): AsyncIterable<InboundMessage> {
     return this.queue;
+  }
+
+  endedError(): MendSdkError {
+    return new MendSdkError('process_exited', 'the mend CLI exited');
   }
 
   close(): Promise<void> {

@@ -1,8 +1,9 @@
 /**
- * A Query: one CLI process driven over stream-json. Messages are read into a
- * queue as they arrive, so control methods work from inside the consumer's
- * `for await` loop. Control traffic (responses, can_use_tool) is handled here
- * and never yielded.
+ * A Query: one session driven over the stream-json protocol, whatever the
+ * transport (a CLI child process, or a daemon session over HTTP + SSE).
+ * Messages are read into a queue as they arrive, so control methods work from
+ * inside the consumer's `for await` loop. Control traffic (responses,
+ * can_use_tool) is handled here and never yielded.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -15,7 +16,7 @@ import { RecoverySummarySchema, type RecoverySummary } from '../stream/messages.
 import { AsyncQueue } from './async-queue.js';
 import { CliRequestHandler, type ControlAnswer } from './cli-requests.js';
 import { MendAbortError, MendCliError, MendControlError, MendProcessError, MendSdkError } from './errors.js';
-import type { Transport } from './process-transport.js';
+import type { Transport } from './transport.js';
 import type {
   CanUseTool,
   ContinueLastTurnResult,
@@ -203,16 +204,19 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
     const failure = this.abortError ?? this.promptError?.value ?? this.explain(error);
     if (failure) this.output.fail(failure);
     else this.output.end();
-    const why = failure ?? new MendSdkError('process_exited', 'the mend CLI exited');
+    const why = failure ?? this.transport.endedError?.() ?? new MendSdkError('stream_ended', 'the message stream ended');
+    const code = why instanceof MendSdkError ? why.code : 'stream_ended';
     for (const [id, p] of this.pending) {
-      p.reject(new MendControlError('process_exited', `no answer to ${p.subtype}: ${(why as Error).message ?? String(why)}`, p.subtype, id, { cause: why }));
+      p.reject(new MendControlError(code, `no answer to ${p.subtype}: ${(why as Error).message ?? String(why)}`, p.subtype, id, { cause: why }));
     }
     this.pending.clear();
     this.cliRequests.abortAll(why);
     if (!this.settleRecovery.done) {
       this.settleRecovery.done = true;
       this.settleRecovery.reject(
-        this.initMessage ? new MendSdkError('no_recovery_line', 'the CLI ended before printing the recovery line', { cause: why }) : failure ?? new MendSdkError('exited_before_init', 'the mend CLI exited before init'),
+        this.initMessage
+          ? new MendSdkError('no_recovery_line', 'the session ended before its recovery line', { cause: why })
+          : failure ?? new MendSdkError('exited_before_init', 'the session ended before init'),
       );
     }
   }
@@ -241,20 +245,20 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
         if (this.finished || this.closePromise) return;
         const line = userLine(message);
         this.expectedResults += 1;
-        // A failed write means the CLI is gone; the reader reports how it ended.
+        // A failed write means the peer is gone; the reader reports how it ended.
         if (!(await this.transport.write(line).then(() => true, () => false))) return;
       }
       this.promptDone = true;
       this.maybeEndInput();
     } catch (error) {
-      // The prompt iterable threw or yielded an invalid message: stop the CLI and surface the error from the iterator.
+      // The prompt iterable threw or yielded an invalid message: close the transport and surface the error from the iterator.
       if (this.finished || this.closePromise) return;
       this.promptError = { value: error };
       void this.close();
     }
   }
 
-  /** Sends one more user message (a turn is queued in the CLI); for queries started without a prompt. */
+  /** Sends one more user message (a turn is queued); for queries started without a prompt. */
   async sendUserMessage(message: SDKUserMessageInput): Promise<void> {
     await this.ready;
     const line = userLine(message);
@@ -307,7 +311,7 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
 
   // ---- control API -----------------------------------------------------------------------
 
-  /** Stops the running turn (it ends with an aborted result); the process stays up for more turns. */
+  /** Stops the running turn (it ends with an aborted result); the session stays open for more turns. */
   async interrupt(): Promise<void> {
     // The turn stops, so nothing waits for the host's approvals any more: settle them now,
     // even if a callback ignores its signal.
@@ -315,7 +319,7 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
     await this.request({ subtype: 'interrupt' });
   }
 
-  /** Asks the CLI to continue the interrupted turn; when accepted, the continuation runs as a turn ending with a result. */
+  /** Asks mend to continue the interrupted turn; when accepted, the continuation runs as a turn ending with a result. */
   async continueLastTurn(opts: { planId?: string } = {}): Promise<ContinueLastTurnResult> {
     const answer = await this.request({ subtype: 'continue_last_turn', ...(opts.planId !== undefined ? { plan_id: opts.planId } : {}) });
     const parsed = ContinueLastTurnAnswerSchema.safeParse(answer);
@@ -323,7 +327,7 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
     return answer as ContinueLastTurnResult;
   }
 
-  /** The current recovery plan summary (same fields as the recovery line); null when the CLI reports none. */
+  /** The current recovery plan summary (same fields as the recovery line); null when mend reports none. */
   async getRecoveryPlan(): Promise<RecoverySummary | null> {
     const answer = await this.request({ subtype: 'get_recovery_plan' });
     const summary = 'plan_id' in answer ? answer : 'recovery' in answer ? answer['recovery'] : answer;
@@ -341,7 +345,7 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
     await this.request({ subtype: 'set_model', model });
   }
 
-  /** Ends the process (stdin, then SIGTERM, then SIGKILL) and ends the iteration. Safe to call more than once. */
+  /** Ends the transport (a CLI: stdin, then SIGTERM, then SIGKILL; a daemon session: detaches) and the iteration. Safe to call more than once. */
   close(): Promise<void> {
     this.closePromise ??= (async () => {
       this.cliRequests.abortAll(new MendSdkError('closed', 'the query was closed'));
@@ -372,7 +376,7 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
     return next;
   }
 
-  /** Called by `break` / `return` in a for-await loop: closes the process. */
+  /** Called by `break` / `return` in a for-await loop: closes the transport. */
   async return(): Promise<IteratorResult<SDKMessage>> {
     await this.close();
     return { value: undefined, done: true };

@@ -41,6 +41,17 @@ export const WIRE_ERROR_CODES = [
   'unknown_subtype',
   'unknown_request_id',
   'stdin_error',
+  // the daemon's HTTP edge (mend serve)
+  'unauthorized',
+  'forbidden_host',
+  'not_found',
+  'unsupported_media_type',
+  'payload_too_large',
+  'invalid_session_id',
+  'invalid_client_id',
+  'outside_roots',
+  'prompt_queue_full',
+  'server_closing',
   'internal',
 ] as const;
 

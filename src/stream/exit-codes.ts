@@ -6,6 +6,8 @@ import type { WireErrorCode as ErrorCode } from './error-codes.js';
 
 export const ExitCode = {
   success: 0,
+  /** `mend serve` stopped by SIGTERM or SIGINT: it shut down gracefully. */
+  serverShutdown: 0,
   runFailed: 1,
   usage: 2,
   session: 3,
@@ -17,6 +19,7 @@ export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
 export const EXIT_CODE_TABLE: ReadonlyArray<[number, string]> = [
   [ExitCode.success, 'success (also: inspected a session, nothing to continue)'],
+  [ExitCode.serverShutdown, "mend serve: the server's graceful shutdown on SIGTERM or SIGINT (running turns recorded as aborted)"],
   [ExitCode.runFailed, 'the run failed (provider error, max turns, tool loop error)'],
   [ExitCode.usage, 'usage or configuration error (bad flags, bad --resume value, no model settings, malformed scripted responses)'],
   [ExitCode.session, 'session error: not found, exists, locked, stale plan, continuation refused'],

@@ -7,6 +7,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   cleanupSandboxes,
+  groupAlive,
+  killMarkedGroups,
+  markerLines,
+  slowCommand,
   finished,
   lockFilesUnder,
   makeSandbox,
@@ -21,38 +25,6 @@ import {
   writeScript,
   type Sandbox,
 } from '../support/cli.js';
-
-/** A shell command that appends its bash pid (the leader of its process group) to `marker`, then sleeps. */
-function slowCommand(marker: string): string {
-  return `echo $$ >> '${marker}'; sleep 30`;
-}
-
-function markerLines(marker: string): string[] {
-  return existsSync(marker) ? readFileSync(marker, 'utf8').split('\n').filter(Boolean) : [];
-}
-
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The sleeping shell is ours (we made the CLI start it): end its process group by id. */
-function killGroups(marker: string): void {
-  for (const line of markerLines(marker)) {
-    const pgid = Number(line);
-    if (Number.isInteger(pgid) && pgid > 1) {
-      try {
-        process.kill(-pgid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  }
-}
 
 function lastRecord(sb: Sandbox) {
   const [log] = sessionFiles(sb);
@@ -74,7 +46,7 @@ describe.concurrent('kill -9, then resume', { timeout: 60_000 }, () => {
       await waitFor(() => markerLines(marker).length === 1, 10_000, 'the tool to start');
       sub.kill('SIGKILL');
       expect((await finished(sub)).signal).toBe('SIGKILL');
-      killGroups(marker);
+      killMarkedGroups(marker);
 
       const [log] = sessionFiles(sb);
       expect(readLog(log!).map((r) => r.type)).toEqual(['user', 'assistant']);
@@ -115,7 +87,7 @@ describe.concurrent('kill -9, then resume', { timeout: 60_000 }, () => {
       expect(plan.exitCode).toBe(0);
       expect(JSON.parse(plan.stdout)).toMatchObject({ kind: 'clean', cause: 'none', canContinue: false, continuation: null });
     } finally {
-      killGroups(marker);
+      killMarkedGroups(marker);
     }
   });
 
@@ -211,7 +183,7 @@ describe.concurrent('signals', { timeout: 60_000 }, () => {
       expect(snapshotTree(sb.home)).toEqual(before);
       expect(markerLines(marker)).toHaveLength(1);
     } finally {
-      killGroups(marker);
+      killMarkedGroups(marker);
     }
   });
 });

@@ -273,6 +273,40 @@ export function writeScript(sb: Sandbox, script: ScriptedResponseInput[]): strin
   return path;
 }
 
+// ---- tools that a test makes mend run -----------------------------------------------------------
+
+/** A shell command that appends its bash pid (the leader of its process group) to `marker`, then sleeps. */
+export function slowCommand(marker: string): string {
+  return `echo $$ >> '${marker}'; sleep 30`;
+}
+
+export function markerLines(marker: string): string[] {
+  return existsSync(marker) ? readFileSync(marker, 'utf8').split('\n').filter(Boolean) : [];
+}
+
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The sleeping shell is ours (we made the CLI start it): end its process group by id. */
+export function killMarkedGroups(marker: string): void {
+  for (const line of markerLines(marker)) {
+    const pgid = Number(line);
+    if (Number.isInteger(pgid) && pgid > 1) {
+      try {
+        process.kill(-pgid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+
 // ---- session logs -------------------------------------------------------------------------------
 
 export function sessionFiles(sb: Sandbox): string[] {

@@ -7,7 +7,7 @@ import type { HostEnv } from '../../runtime/host-env.js';
 import type { SessionRuntime } from '../../runtime/session-runtime.js';
 import { toolOffered } from '../../runtime/tool-port.js';
 import { toRecoverySummary } from '../../stream/map/recovery-summary.js';
-import type { SystemRecoveryMessage } from '../../stream/messages.js';
+import type { SystemInitMessage, SystemRecoveryMessage } from '../../stream/messages.js';
 import type { OutputSink } from './output-sink.js';
 
 export const CAPABILITIES = {
@@ -18,8 +18,11 @@ export const CAPABILITIES = {
   can_use_tool: true,
 } as const;
 
-export function printInit(out: OutputSink, runtime: SessionRuntime, host: HostEnv): void {
-  out.emit({
+/** What the `init` line names besides the session: the host side of a HostEnv. */
+export type InitHost = Pick<HostEnv, 'modelName' | 'toolNames'> & { runtime: Pick<HostEnv['runtime'], 'newId' | 'cwd' | 'version'> };
+
+export function initMessage(runtime: SessionRuntime, host: InitHost): SystemInitMessage {
+  return {
     type: 'system',
     subtype: 'init',
     uuid: host.runtime.newId(),
@@ -31,7 +34,11 @@ export function printInit(out: OutputSink, runtime: SessionRuntime, host: HostEn
     mend_version: host.runtime.version,
     resumed: runtime.resumed,
     capabilities: { ...CAPABILITIES },
-  });
+  };
+}
+
+export function printInit(out: OutputSink, runtime: SessionRuntime, host: HostEnv): void {
+  out.emit(initMessage(runtime, host));
 }
 
 /** The recovery line of a resumed session (null for a new one). */

@@ -6,8 +6,11 @@
 import type { TurnOutcome } from '../../engine/engine-events.js';
 import type { RuntimeEvent } from '../../runtime/session-runtime.js';
 import type { Part } from '../../session/records.js';
-import type { AssistantMessage, ContentBlock, OutputMessage, ResultMessage, UserMessage } from '../messages.js';
+import type { AssistantMessage, ContentBlock, OutputMessage, UserMessage } from '../messages.js';
+import type { ResultFields } from '../result-lines.js';
 import { PartialEventMapper, isStreamPart } from './partial-events.js';
+
+export { errorFields, resultMessage, successFields, type ResultFields, type ErrorExtras } from '../result-lines.js';
 
 /**
  * A tool call's input on the wire is cut past this many bytes (with a marker), like tool
@@ -86,11 +89,6 @@ export function toolResultMessage(uuid: string, sessionId: string, results: read
   };
 }
 
-export type ResultFields = Pick<
-  ResultMessage,
-  'subtype' | 'is_error' | 'duration_ms' | 'duration_api_ms' | 'num_turns' | 'usage' | 'permission_denials'
-> & { result?: string; error?: NonNullable<ResultMessage['error']> };
-
 export function outcomeFields(outcome: TurnOutcome): ResultFields {
   const fields: ResultFields = {
     subtype: outcome.status === 'success' ? 'success' : outcome.status === 'max_turns' ? 'error_max_turns' : 'error_during_execution',
@@ -104,38 +102,6 @@ export function outcomeFields(outcome: TurnOutcome): ResultFields {
   if (outcome.status === 'success') fields.result = outcome.text ?? '';
   if (outcome.error && outcome.status !== 'success') fields.error = { ...outcome.error };
   return fields;
-}
-
-export type ErrorExtras = Omit<NonNullable<ResultMessage['error']>, 'code' | 'message'>;
-
-export function errorFields(code: string, message: string, durationMs = 0, extras: ErrorExtras = {}): ResultFields {
-  return {
-    subtype: 'error_during_execution',
-    is_error: true,
-    duration_ms: Math.round(durationMs),
-    duration_api_ms: 0,
-    num_turns: 0,
-    usage: { input_tokens: 0, output_tokens: 0 },
-    permission_denials: [],
-    error: { code, message, ...extras },
-  };
-}
-
-export function successFields(result: string, durationMs = 0): ResultFields {
-  return {
-    subtype: 'success',
-    is_error: false,
-    duration_ms: Math.round(durationMs),
-    duration_api_ms: 0,
-    num_turns: 0,
-    result,
-    usage: { input_tokens: 0, output_tokens: 0 },
-    permission_denials: [],
-  };
-}
-
-export function resultMessage(sessionId: string, newId: () => string, fields: ResultFields): ResultMessage {
-  return { type: 'result', uuid: newId(), session_id: sessionId, ...fields };
 }
 
 /**

@@ -1,0 +1,147 @@
+/**
+ * `mend serve`: an HTTP daemon serving many sessions of one or more project
+ * roots. The first stdout line is `{"type":"ready","url":...,"pid":...}`; logs
+ * go to stderr (the token never does). SIGTERM/SIGINT: stop accepting,
+ * interrupt running turns (recorded as aborted), close every stream with
+ * `session_closed`, exit 0.
+ */
+import { realpathSync, statSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { createAdaptorServer } from '@hono/node-server';
+import { MendError, errorCodeOf, errorMessageOf } from '../../errors.js';
+import type { HostEnv } from '../../runtime/host-env.js';
+import type { ApprovalMode } from '../../stream/approval-modes.js';
+import type { ReadyLine } from '../../stream/daemon-api.js';
+import { ExitCode, exitCodeFor } from '../../stream/exit-codes.js';
+import { createApp, type AppLimits } from './app.js';
+import { hostPort, isLoopbackHost } from './guards.js';
+import { SessionRegistry } from './session-registry.js';
+
+export interface ServeOptions {
+  host: string;
+  /** 0: any free port. */
+  port: number;
+  /** Project roots sessions may live under; empty: the directory mend serve started in. */
+  roots: string[];
+  /** Bearer token every request must carry; required to listen beyond loopback. */
+  token: string | undefined;
+  approvalMode: ApprovalMode;
+  allowedTools: string[];
+  maxTurns: number;
+  model: string | undefined;
+  /** 0: wait for a permission answer as long as the turn runs. */
+  permissionTimeoutMs: number;
+  debug: boolean;
+}
+
+export const DEFAULT_LIMITS: AppLimits = {
+  maxBodyBytes: 1024 * 1024,
+  maxPendingPromptsPerSession: 5,
+  maxQueuedEvents: 2048,
+  journalEvents: 4096,
+  heartbeatMs: 15_000,
+  sseRetryMs: 3000,
+  sessionRestoreTimeoutMs: 60_000,
+};
+const JOURNAL_BYTES = 8 * 1024 * 1024;
+/** After shutdown began, how long open connections get before they are cut. */
+const CLOSE_GRACE_MS = 2000;
+
+function resolveRoots(roots: readonly string[], cwd: string): string[] {
+  const wanted = roots.length > 0 ? roots : [cwd];
+  return [
+    ...new Set(
+      wanted.map((root) => {
+        try {
+          const real = realpathSync(root);
+          if (statSync(real).isDirectory()) return real;
+        } catch {
+          // reported below
+        }
+        throw new MendError('usage', `--root is not an existing directory: ${root}`);
+      }),
+    ),
+  ];
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => reject(new MendError('usage', `cannot listen on ${hostPort(host, port)}: ${error.code ?? error.message}`));
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      const address = server.address();
+      resolve(typeof address === 'object' && address !== null ? address.port : port);
+    });
+  });
+}
+
+export async function runServe(o: ServeOptions, host: HostEnv, limits: AppLimits = DEFAULT_LIMITS): Promise<number> {
+  const log = (line: string) => void host.stderr.write(`mend serve: ${line}\n`);
+  let server: Server | undefined;
+  try {
+    if (!isLoopbackHost(o.host) && o.token === undefined) {
+      throw new MendError('usage', `refusing to listen on ${o.host} without a token: pass --token or set MEND_SERVER_TOKEN (loopback needs none)`);
+    }
+    const roots = resolveRoots(o.roots, host.runtime.cwd);
+    let closing = false;
+    let port = o.port;
+    const registry = new SessionRegistry({
+      runtime: host.runtime,
+      roots,
+      settings: { model: o.model, approvalMode: o.approvalMode, allowedTools: o.allowedTools, maxTurns: o.maxTurns, allowAutoContinue: false, acceptDegraded: false },
+      session: {
+        now: host.runtime.now,
+        journal: { maxEvents: limits.journalEvents, maxBytes: JOURNAL_BYTES, maxQueued: limits.maxQueuedEvents },
+        maxPendingPrompts: limits.maxPendingPromptsPerSession,
+        permissionTimeoutMs: o.permissionTimeoutMs,
+        modelName: host.modelName,
+        toolNames: host.toolNames,
+        log,
+      },
+    });
+    const app = createApp({
+      registry,
+      guard: { host: o.host, port: () => port, token: o.token, maxBodyBytes: limits.maxBodyBytes, closing: () => closing },
+      limits,
+      version: host.runtime.version,
+      roots,
+      log,
+    });
+    server = createAdaptorServer({ fetch: app.fetch, hostname: o.host }) as Server;
+    port = await listen(server, o.port, o.host);
+
+    // A missing model setting is worth knowing now; loading and inspecting work without one.
+    await host.runtime
+      .provider(o.model)()
+      .catch((error: unknown) => log(`warning: prompts will fail until the model is configured: ${errorMessageOf(error)}`));
+
+    const ready: ReadyLine = { type: 'ready', url: `http://${hostPort(o.host, port)}`, pid: host.runtime.identity.pid };
+    host.stdout.write(`${JSON.stringify(ready)}\n`);
+    log(`listening on ${ready.url} for ${roots.join(', ')}${o.token !== undefined ? ' (bearer token required)' : ''}`);
+
+    await new Promise<void>((resolve) => {
+      if (host.signal.aborted) resolve();
+      else host.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+
+    // Shutdown. The signal already aborted every running turn through the runtimes.
+    log(`${String(host.signal.reason)}: shutting down (${registry.size} open session${registry.size === 1 ? '' : 's'})`);
+    closing = true;
+    const stopped = new Promise<void>((resolve) => server!.close(() => resolve()));
+    await registry.closeAll();
+    // Streams end once their journal closed; connections still open after the grace period are cut.
+    const cut = setTimeout(() => server!.closeAllConnections(), CLOSE_GRACE_MS);
+    server.closeIdleConnections();
+    await stopped;
+    clearTimeout(cut);
+    log('stopped');
+    return ExitCode.serverShutdown;
+  } catch (error) {
+    const code = errorCodeOf(error);
+    host.stderr.write(`mend: error [${code}]: ${errorMessageOf(error)}\n`);
+    server?.closeAllConnections();
+    server?.close();
+    return exitCodeFor(code);
+  }
+}

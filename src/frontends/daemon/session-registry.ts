@@ -1,0 +1,164 @@
+/**
+ * The sessions one daemon has open: at most one SessionRuntime per session id
+ * in the process (so one writer, the runtime's lease), shared by every client
+ * that attaches. Opening is deduplicated: two loads of one session at once
+ * attach to the same runtime. Sessions live only under the daemon's project
+ * roots; a cwd outside them is refused.
+ */
+import { realpathSync, statSync } from 'node:fs';
+import { sep } from 'node:path';
+import { MendError, isMendError } from '../../errors.js';
+import { listProjectSessions, type ProjectSessionRow } from '../../runtime/list-sessions.js';
+import { SessionRuntime, type OpenRequest, type RuntimeDeps, type RuntimeSettings } from '../../runtime/session-runtime.js';
+import { approvalModeFromAlias, type ApprovalMode } from '../../stream/approval-modes.js';
+import { DaemonSession, type DaemonSessionDeps } from './daemon-session.js';
+
+export interface RegistryDeps {
+  /** Store, identity, ids, clocks, provider and the process-wide stop signal; scope and cwd are set per session. */
+  runtime: RuntimeDeps;
+  /** Real paths of the project roots sessions may live under. */
+  roots: string[];
+  settings: Omit<RuntimeSettings, 'approvalMode'> & { approvalMode: ApprovalMode };
+  session: Omit<DaemonSessionDeps, 'runtime'>;
+}
+
+export type OpenKind = 'create' | 'load' | 'resume';
+
+export function isWithin(root: string, path: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
+}
+
+export function approvalModeOf(name: string | undefined, fallback: ApprovalMode): ApprovalMode {
+  if (name === undefined) return fallback;
+  const mode = approvalModeFromAlias(name);
+  if (!mode) throw new MendError('invalid_request', `unknown approval mode ${JSON.stringify(name)}; mend's modes: default, auto-edit, yolo, plan`);
+  return mode;
+}
+
+export class SessionRegistry {
+  private readonly sessions = new Map<string, DaemonSession>();
+  private readonly opening = new Map<string, Promise<DaemonSession>>();
+  private closed = false;
+
+  constructor(private readonly deps: RegistryDeps) {}
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  get(sessionId: string): DaemonSession | undefined {
+    return this.sessions.get(sessionId);
+  }
+
+  require(sessionId: string): DaemonSession {
+    const session = this.sessions.get(sessionId);
+    if (!session || session.closed) throw new MendError('session_not_found', `session ${sessionId} is not open in this daemon: load or resume it first`);
+    return session;
+  }
+
+  all(): DaemonSession[] {
+    return [...this.sessions.values()];
+  }
+
+  /** The real path of a requested cwd (default: the first root), refused outside the roots. */
+  resolveCwd(cwd: string | undefined): string {
+    const wanted = cwd ?? this.deps.roots[0]!;
+    let real: string;
+    try {
+      real = realpathSync(wanted);
+      if (!statSync(real).isDirectory()) throw new Error('not a directory');
+    } catch {
+      throw new MendError('usage', `cwd is not an existing directory: ${wanted}`);
+    }
+    if (!this.deps.roots.some((root) => isWithin(root, real))) {
+      throw new MendError('outside_roots', `cwd ${real} is outside the daemon's project roots (${this.deps.roots.join(', ')})`);
+    }
+    return real;
+  }
+
+  /**
+   * Opens a session, or attaches to it when it is open already (`attached`).
+   * create: a new session (an open one with that id is attached to; one that
+   * exists on disk is refused). load / resume: an existing one; when another
+   * process holds its writer lease it is opened read-only (turns are refused).
+   */
+  async open(kind: OpenKind, request: { sessionId?: string | undefined; cwd?: string | undefined; approvalMode?: string | undefined }): Promise<{ session: DaemonSession; attached: boolean }> {
+    if (this.closed) throw new MendError('server_closing', 'the daemon is shutting down');
+    const cwd = this.resolveCwd(request.cwd);
+    const approvalMode = approvalModeOf(request.approvalMode, this.deps.settings.approvalMode);
+    const sessionId = request.sessionId ?? (kind === 'create' ? this.deps.runtime.newId() : undefined);
+    if (sessionId === undefined) throw new MendError('invalid_session_id', 'a session id is needed');
+
+    const pending = this.opening.get(sessionId);
+    const existing = this.sessions.get(sessionId) ?? (pending ? await pending.catch(() => undefined) : undefined);
+    if (existing && !existing.closed) {
+      if (existing.workspaceCwd !== cwd) {
+        throw new MendError('session_exists', `session ${sessionId} is open in this daemon for ${existing.workspaceCwd}, not ${cwd}`);
+      }
+      if (request.approvalMode !== undefined) existing.runtime.setApprovalMode(approvalMode);
+      return { session: existing, attached: true };
+    }
+
+    const opening = this.openRuntime(kind, sessionId, cwd, approvalMode);
+    this.opening.set(sessionId, opening);
+    try {
+      const session = await opening;
+      this.sessions.set(sessionId, session);
+      return { session, attached: false };
+    } finally {
+      this.opening.delete(sessionId);
+    }
+  }
+
+  private async openRuntime(kind: OpenKind, sessionId: string, cwd: string, approvalMode: ApprovalMode): Promise<DaemonSession> {
+    const stop = new AbortController();
+    const base = this.deps.runtime;
+    const deps: RuntimeDeps = {
+      ...base,
+      scope: { projectRoot: cwd, cwd },
+      cwd,
+      signal: base.signal ? AbortSignal.any([base.signal, stop.signal]) : stop.signal,
+    };
+    const settings: RuntimeSettings = { ...this.deps.settings, approvalMode, allowedTools: [...this.deps.settings.allowedTools] };
+    const request = (access: OpenRequest['access']): OpenRequest => ({
+      target: kind === 'create' ? { type: 'new', sessionId } : { type: 'resume', target: sessionId },
+      access,
+      settings,
+    });
+    let runtime: SessionRuntime;
+    try {
+      runtime = await SessionRuntime.open(deps, request('write'));
+    } catch (error) {
+      // Another process writes it: show it (recovery, replay) without the lease; turns are refused.
+      if (kind === 'create' || !isMendError(error, 'session_locked')) throw error;
+      runtime = await SessionRuntime.open(deps, request('inspect'));
+    }
+    return new DaemonSession(runtime, cwd, stop, { ...this.deps.session, runtime: { newId: base.newId, cwd, version: base.version } });
+  }
+
+  /** Closes one session (DELETE); false when it is not open. */
+  async close(sessionId: string): Promise<boolean> {
+    const session = this.sessions.get(sessionId);
+    if (!session) return false;
+    try {
+      await session.close('client_close');
+    } finally {
+      this.sessions.delete(sessionId);
+    }
+    return true;
+  }
+
+  /** Shutdown: no more opens; every session finishes (turns were stopped by the process-wide signal) and closes. */
+  async closeAll(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([...this.opening.values()]);
+    await Promise.allSettled(this.all().map((s) => s.close('server_shutdown')));
+  }
+
+  /** The sessions of one project on disk, with their recovery kind; open ones say whether a turn runs. */
+  async list(cwd: string): Promise<Array<ProjectSessionRow & { open: DaemonSession | undefined }>> {
+    const real = this.resolveCwd(cwd);
+    const rows = await listProjectSessions(this.deps.runtime.store, { projectRoot: real, cwd: real });
+    return rows.map((row) => ({ ...row, open: this.sessions.get(row.id) }));
+  }
+}
