@@ -70,8 +70,12 @@ export type SessionTarget = { type: 'new'; sessionId?: string | undefined } | { 
 
 export interface OpenRequest {
   target: SessionTarget;
-  /** With resume/latest: work in a copy. Created only when the access is `write`. */
-  fork?: { sessionId?: string | undefined } | undefined;
+  /**
+   * With resume/latest: work in a copy. Created only when the access is `write`. `forContinuation`:
+   * the copy is made to continue the source's interrupted turn, which is refused while another
+   * process still writes the source (its "interrupted" tool may still be running).
+   */
+  fork?: { sessionId?: string | undefined; forContinuation?: boolean } | undefined;
   access: 'inspect' | 'write';
   settings: RuntimeSettings;
 }
@@ -133,10 +137,11 @@ export class SessionRuntime {
     if (!(await store.exists(source))) throw new MendError('session_not_found', `session not found: ${source.location}`, { path: source.location });
 
     if (request.fork && write) {
-      // A fork of a session another process is writing would copy a half-written tail and
-      // close a tool call that is still running as "outcome unknown": refused.
+      // Continuing a fork of a session another process is writing would close a tool call
+      // that is still running as "outcome unknown": refused. A fork for a new prompt is fine;
+      // its plan says the source is running.
       const holder = await store.activeWriter(source);
-      if (holder) {
+      if (holder && request.fork.forContinuation) {
         throw new MendError('session_locked', `session ${source.sessionId || source.location} is in use by ${holder.host} pid ${holder.pid} (since ${holder.since}); fork it once that run has ended`, { ...holder });
       }
       const sessionId = request.fork.sessionId ?? deps.newId();
@@ -144,7 +149,7 @@ export class SessionRuntime {
       const lease = await store.acquire(ref, deps.identity);
       try {
         await forkInto(store, source, lease, contextFor(sessionId, deps));
-        const { loaded, plan } = await loadAndPlan(store, ref, request.settings.allowAutoContinue, null);
+        const { loaded, plan } = await loadAndPlan(store, ref, request.settings.allowAutoContinue, holder);
         return new SessionRuntime(deps, ref, sessionId, true, lease, loaded, plan, null, request.settings);
       } catch (error) {
         await lease.release();

@@ -247,7 +247,7 @@ describe('Query', () => {
     // The exit is told in the CLI's own words: its error result's code, still a MendProcessError.
     expect(error).toBeInstanceOf(MendProcessError);
     expect(error).toMatchObject({ name: 'MendCliError', code: 'session_locked', message: 'locked', exitCode: 3, cause: failure });
-    await expect(pending).rejects.toMatchObject({ code: 'process_exited' });
+    await expect(pending).rejects.toMatchObject({ code: 'session_locked' });
     await expect(q.recovery).rejects.toMatchObject({ code: 'session_locked' });
   });
 

@@ -36,11 +36,12 @@ export function intentFor(o: StdioRunOptions, prompt: string | undefined): RunIn
   return serving ? { type: 'serve' } : { type: 'inspect' };
 }
 
-export function openRequestFor(o: StdioRunOptions, access: OpenRequest['access']): OpenRequest {
+export function openRequestFor(o: StdioRunOptions, access: OpenRequest['access'], intent?: RunIntent): OpenRequest {
   const resuming = o.continue || o.resume !== undefined;
+  const forContinuation = intent?.type === 'continue' || intent?.type === 'auto_continue';
   return {
     target: !resuming ? { type: 'new', sessionId: o.sessionId } : o.resume !== undefined ? { type: 'resume', target: o.resume } : { type: 'latest' },
-    fork: resuming && o.forkSession ? { sessionId: o.sessionId } : undefined,
+    fork: resuming && o.forkSession ? { sessionId: o.sessionId, forContinuation } : undefined,
     access,
     settings: {
       model: o.model,
@@ -72,7 +73,7 @@ export async function startStdioRun(o: StdioRunOptions, host: HostEnv, out: Outp
   }
   // A prompt always needs the model: a configuration error must come before anything touches storage.
   if (intent.type === 'prompt') await host.runtime.provider(o.model)();
-  const runtime = await SessionRuntime.open(host.runtime, openRequestFor(o, intent.type === 'inspect' ? 'inspect' : 'write'));
+  const runtime = await SessionRuntime.open(host.runtime, openRequestFor(o, intent.type === 'inspect' ? 'inspect' : 'write', intent));
   onSessionId(runtime.sessionId);
   out.debug(`session ${runtime.sessionId} at ${runtime.ref.location} (${runtime.writable ? 'leased for writing' : 'read-only, no lease'})`);
   const plan = runtime.recoveryPlan;

@@ -110,7 +110,8 @@ describe("mend's daemon-backed SDK against the built mend serve", { timeout: 60_
     expect(refusal).toMatchObject({ accepted: false, code: 'stale_plan', plan_id: plan.planId, kind: 'interrupted_turn' });
     expect(accepted).toMatchObject({ accepted: true, plan_id: plan.planId, kind: 'interrupted_turn', interruption: 'interrupted_turn' });
     expect(await q.recovery).toMatchObject({ plan_id: plan.planId });
-    expect(seen.map((m) => m.type)).toEqual(['system', 'system', 'assistant', 'result']);
+    // The synthetic result that closes the interrupted call is shown as a tool result (a user line).
+    expect(seen.map((m) => m.type)).toEqual(['system', 'system', 'user', 'assistant', 'result']);
     expect(seen.at(-1)).toMatchObject({ subtype: 'success', result: 'Done with the step.' });
     expect(markerLines(marker)).toHaveLength(before);
     expect(readLog(path).filter((r) => r.type === 'tool_result')).toHaveLength(1);
