@@ -16,6 +16,8 @@ export interface RunOptions extends StdioRunOptions {
   provider: 'openai' | 'scripted' | undefined;
   baseUrl: string | undefined;
   scriptedResponses: string | undefined;
+  /** -i/--prompt-interactive: open the terminal UI with this first prompt. */
+  promptInteractive: string | undefined;
 }
 
 export type ParsedCommand =
@@ -47,6 +49,7 @@ function build(argv: string[]) {
       y.positional('action', { choices: ['list'] as const, demandOption: true }).option('json', { type: 'boolean', default: false }),
     )
     .option('prompt', { alias: 'p', type: 'string', describe: 'the prompt; "-" reads it from stdin' })
+    .option('prompt-interactive', { alias: 'i', type: 'string', describe: 'open the interactive terminal UI with this first prompt' })
     .option('continue', { alias: 'c', type: 'boolean', default: false, describe: 'resume the most recent session of this project' })
     .option('resume', { alias: 'r', type: 'string', describe: 'resume a session by UUID, or a .jsonl path' })
     .option('session-id', { type: 'string', describe: 'start a new session with this UUID' })
@@ -118,6 +121,7 @@ export async function parseArgs(argv: string[]): Promise<ParsedCommand> {
     debug: a.debug,
     ignoredFlags: [a.channel !== undefined ? `--channel=${a.channel}` : '', a.verbose ? '--verbose' : ''].filter(Boolean),
     permissionTimeoutMs: a['permission-timeout'],
+    promptInteractive: a['prompt-interactive'],
   };
   validateRunOptions(options);
   return { command: 'run', options };
@@ -138,6 +142,9 @@ function validateRunOptions(o: RunOptions): void {
   }
   if (o.planId !== undefined && !o.continueInterrupted && !o.autoContinue) {
     throw new MendError('usage', '--plan-id goes with --continue-interrupted or --auto-continue');
+  }
+  if (o.promptInteractive !== undefined && (o.prompt !== undefined || o.promptFromStdin)) {
+    throw new MendError('usage', '-i/--prompt-interactive cannot be combined with -p/--prompt');
   }
   if (!Number.isInteger(o.maxTurns) || o.maxTurns < 1) throw new MendError('usage', '--max-turns takes a whole number >= 1');
   if (!Number.isFinite(o.permissionTimeoutMs) || o.permissionTimeoutMs < 0) {
