@@ -66,7 +66,20 @@ export function openRequest(o: HarnessOptions): OpenRequest {
   };
 }
 
-export async function renderTui(o: HarnessOptions = {}) {
+export interface TuiHarness {
+  home: string;
+  cwd: string;
+  deps: RuntimeDeps;
+  controller: TuiController;
+  stdin: { write: (data: string) => void };
+  frame: () => string;
+  see: (text: string | RegExp, timeoutMs?: number) => Promise<string>;
+  type: (text: string, enter?: boolean) => Promise<void>;
+  key: (sequence: string) => Promise<void>;
+  close: () => Promise<void>;
+}
+
+export async function renderTui(o: HarnessOptions = {}): Promise<TuiHarness> {
   const project = o.home && o.cwd ? { home: o.home, cwd: o.cwd } : tempProject();
   const deps = runtimeDeps(project.home, project.cwd, o.script);
   const controller = new TuiController({ runtime: deps, modelName: () => 'scripted', clearScreen: () => {} }, openRequest(o));
@@ -77,7 +90,7 @@ export async function renderTui(o: HarnessOptions = {}) {
     ...project,
     deps,
     controller,
-    ui,
+    stdin: ui.stdin,
     frame,
     /** Waits until the latest frame contains the text (or matches). */
     async see(text: string | RegExp, timeoutMs = 5000): Promise<string> {

@@ -115,5 +115,8 @@ export function handleKey(controller: TuiController, state: TuiState, b: buf.Inp
   if (key.end || (key.ctrl && input === 'e')) return buf.lineEnd(b);
   if (key.ctrl && input === 'u') return buf.clear(b);
   if (key.ctrl || key.escape || input === '') return b;
+  // Keys typed faster than they are read arrive as one chunk: one line ending in CR is text plus Enter.
+  // A multi-line paste stays in the buffer, to be sent with Enter.
+  if (/^[^\r\n]+\r$/.test(input)) return handleKey(controller, state, buf.insert(b, input.slice(0, -1)), '', { ...key, return: true });
   return buf.insert(b, input);
 }
