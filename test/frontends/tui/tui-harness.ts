@@ -82,7 +82,7 @@ export interface TuiHarness {
 export async function renderTui(o: HarnessOptions = {}): Promise<TuiHarness> {
   const project = o.home && o.cwd ? { home: o.home, cwd: o.cwd } : tempProject();
   const deps = runtimeDeps(project.home, project.cwd, o.script);
-  const controller = new TuiController({ runtime: deps, modelName: () => 'scripted', clearScreen: () => {} }, openRequest(o));
+  const controller = new TuiController({ runtime: deps, modelName: (model) => model ?? 'scripted', clearScreen: () => {} }, openRequest(o));
   const ui = render(h(App, { controller, noColor: o.noColor ?? true, ...(o.columns ? { columns: o.columns } : {}) }));
   await controller.start();
   const frame = () => ui.lastFrame() ?? '';
