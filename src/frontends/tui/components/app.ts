@@ -5,7 +5,7 @@
  * footer. Keys go to the controller; nothing here talks to the runtime.
  */
 import { Box, Static, Text, useInput, useStdout, type Key } from 'ink';
-import { createElement as h, useState, useSyncExternalStore, type ReactElement } from 'react';
+import { createElement as h, useRef, useState, useSyncExternalStore, type ReactElement } from 'react';
 import * as buf from '../input-buffer.js';
 import type { TuiController, TuiState } from '../tui-controller.js';
 import type { UiItem } from '../ui-items.js';
@@ -25,13 +25,18 @@ export interface AppProps {
 export function App({ controller, noColor, columns }: AppProps): ReactElement {
   const state = useSyncExternalStore(controller.subscribe, controller.getState);
   const [buffer, setBuffer] = useState<buf.InputBuffer>(buf.emptyBuffer);
+  // Keys can arrive faster than React renders: the handler reads the latest buffer and state, not the render's.
+  const latest = useRef(buffer);
   const { stdout } = useStdout();
   const width = Math.max(20, columns ?? stdout.columns ?? 80);
   const theme = themeFor(noColor);
 
   useInput((input, key) => {
-    const next = handleKey(controller, state, buffer, input, key);
-    if (next !== buffer) setBuffer(next);
+    const next = handleKey(controller, controller.getState(), latest.current, input, key);
+    if (next !== latest.current) {
+      latest.current = next;
+      setBuffer(next);
+    }
   });
 
   const item = (i: UiItem) => h(ItemView, { key: i.id, item: i, theme, width, showThoughts: state.showThoughts });
