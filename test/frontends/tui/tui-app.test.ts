@@ -159,6 +159,23 @@ describe('terminal UI', () => {
     }
   });
 
+  it('a long streaming answer keeps the live region within the screen; the finished answer is complete', async () => {
+    const text = Array.from({ length: 40 }, (_, i) => `row ${i + 1}`).join('\n');
+    const tui = await renderTui({ script: [{ text, chunkSize: 10_000, stallMs: 'forever' }] });
+    try {
+      await tui.type('long please');
+      const live = await tui.see('row 40');
+      expect(live).toContain('earlier rows shown when the answer is complete');
+      expect(live).not.toMatch(/\brow 1\n/);
+      await tui.key(KEY.ctrlC);
+      const done = await tui.see('turn aborted');
+      expect(done).toMatch(/\brow 1\n/);
+      expect(done).not.toContain('earlier rows');
+    } finally {
+      await tui.close();
+    }
+  });
+
   it('/help, /model, unknown commands', async () => {
     const tui = await renderTui();
     try {

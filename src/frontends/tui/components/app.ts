@@ -30,6 +30,8 @@ export function App({ controller, noColor, columns }: AppProps): ReactElement {
   const { stdout } = useStdout();
   const width = Math.max(20, columns ?? stdout.columns ?? 80);
   const theme = themeFor(noColor);
+  // What the live region may use of the screen: the rest holds the prompt, the footer and a dialog.
+  const liveRows = Math.max(4, (stdout.rows ?? 24) - 14);
 
   useInput((input, key) => {
     const next = handleKey(controller, controller.getState(), latest.current, input, key);
@@ -51,7 +53,7 @@ export function App({ controller, noColor, columns }: AppProps): ReactElement {
     Box,
     { flexDirection: 'column', width },
     h(Static<UiItem>, { key: `static-${state.epoch}`, items: state.view.done, children: item }),
-    ...state.view.live.map(item),
+    ...state.view.live.map((i) => h(ItemView, { key: i.id, item: i, theme, width, showThoughts: state.showThoughts, maxRows: liveRows })),
     state.busy && !state.approval ? h(Text, { dimColor: true }, 'working… (ctrl-c to stop)') : null,
     waiting,
     h(Footer, { state, theme, width }),

@@ -12,9 +12,12 @@ export interface ItemProps {
   theme: Theme;
   width: number;
   showThoughts: boolean;
+  /** Live items only: at most this many rows, the newest ones. A live region taller than the screen makes Ink redraw it all (flicker). */
+  maxRows?: number;
 }
 
-export function ItemView({ item, theme, width, showThoughts }: ItemProps): ReactElement {
+export function ItemView({ item, theme, width, showThoughts, maxRows }: ItemProps): ReactElement {
+  if (maxRows !== undefined && item.type === 'assistant') item = { ...item, text: tailRows(item.text, width - 2, maxRows) };
   switch (item.type) {
     case 'user':
       return h(Box, { width, marginTop: 1 }, h(Text, { color: theme.user, bold: true }, '> '), h(Box, { flexShrink: 1 }, h(Text, { color: theme.user }, item.text)));
@@ -81,4 +84,15 @@ export function trimOutput(output: string, max: number): { lines: string[]; hidd
 function argsText(args: Record<string, unknown>): string {
   const text = Object.keys(args).length === 0 ? '' : JSON.stringify(args);
   return text.length > ARGS_CHARS ? `${text.slice(0, ARGS_CHARS - 1)}…` : text;
+}
+
+/** The last `rows` rows of a text wrapped at `width` columns (roughly: by characters), with a mark when some were left out. */
+export function tailRows(text: string, width: number, rows: number): string {
+  const wrapped: string[] = [];
+  for (const line of text.split('\n')) {
+    if (line.length <= width) wrapped.push(line);
+    else for (let i = 0; i < line.length; i += width) wrapped.push(line.slice(i, i + width));
+  }
+  if (wrapped.length <= rows) return text;
+  return `… (${wrapped.length - rows + 1} earlier rows shown when the answer is complete)\n${wrapped.slice(-(rows - 1)).join('\n')}`;
 }
