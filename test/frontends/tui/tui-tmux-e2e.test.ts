@@ -16,11 +16,15 @@ function tmux(...args: string[]): string {
   return execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
 }
 
-/** Starts mend as the pane's own process (exec: the pane pid is mend's pid), with a clean environment. */
-function startMend(sb: Sandbox, name: string, args: string[]): number {
+/**
+ * Starts mend as the pane's own process (exec: the pane pid is mend's pid), with a clean environment.
+ * `hold`: a shell waits after mend and prints its exit status (tmux may drop the last output of a pane whose process exits at once).
+ */
+function startMend(sb: Sandbox, name: string, args: string[], hold = false): number {
   const env = [`PATH=${process.env['PATH'] ?? '/usr/bin:/bin'}`, `HOME=${sb.root}`, `MEND_HOME=${sb.home}`, 'LANG=C.UTF-8', 'TERM=xterm-256color', 'NO_COLOR=1'];
   const quoted = ['node', BIN, ...args].map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ');
-  tmux('new-session', '-d', '-s', name, '-x', '80', '-y', '50', '-c', sb.cwd, `exec env -i ${env.join(' ')} ${quoted} 2>>'${join(sb.scratch, 'stderr')}'`);
+  const run = `env -i ${env.join(' ')} ${quoted} 2>>'${join(sb.scratch, 'stderr')}'`;
+  tmux('new-session', '-d', '-s', name, '-x', '80', '-y', '50', '-c', sb.cwd, hold ? `${run}; echo "[exit $?]"; sleep 60` : `exec ${run}`);
   // A pane whose process died stays readable (and a crash's stderr is kept in scratch/stderr).
   tmux('set-option', '-t', name, 'remain-on-exit', 'on');
   return Number(tmux('display-message', '-p', '-t', name, '#{pane_pid}').trim());
@@ -59,6 +63,15 @@ afterAll(() => {
 });
 
 describe('terminal UI end to end (tmux)', () => {
+  it('on a terminal, -p stays headless: the answer is printed and mend exits', { timeout: 30_000 }, async () => {
+    const sb = makeSandbox('tui-e2e');
+    const script = writeScript(sb, [{ text: 'a plain headless answer' }]);
+    startMend(sb, 'headless', ['-p', 'hi', '--scripted-responses', script], true);
+    const out = await waitForScreen('headless', '[exit 0]');
+    expect(out).toContain('a plain headless answer');
+    expect(out).not.toContain('tokens');
+  });
+
   it('SIGKILL mid-tool, `mend --continue` shows INFO, /continue answers, the tool does not run again', { timeout: 60_000 }, async () => {
     const sb = makeSandbox('tui-e2e');
     const marker = join(sb.scratch, 'marker');
