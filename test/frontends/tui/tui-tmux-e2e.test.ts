@@ -5,7 +5,7 @@
  * again (a marker file counts its runs). tmux is on the machines (.ci/run checks).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, cleanupSandboxes, makeSandbox, readLog, sessionFiles, waitFor, writeScript, type Sandbox } from '../../support/cli.js';
@@ -55,7 +55,9 @@ function paneState(name: string): string {
 
 afterAll(() => {
   try {
+    const socket = tmux('display-message', '-p', '#{socket_path}').trim();
     tmux('kill-server');
+    rmSync(socket, { force: true });
   } catch {
     // no server left
   }
