@@ -3,6 +3,7 @@ import { Box, Text } from 'ink';
 import { createElement as h, type ReactElement } from 'react';
 import type { Theme } from '../theme.js';
 import type { ToolStatus, UiItem } from '../ui-items.js';
+import { wrapWords } from './wrap-words.js';
 
 export const OUTPUT_LINES = 6;
 const ARGS_CHARS = 160;
@@ -34,22 +35,27 @@ export function ItemView({ item, theme, width, showThoughts, maxRows }: ItemProp
       return h(
         Box,
         { width, flexDirection: 'column', borderStyle: 'round', borderColor: theme.info, paddingX: 1, marginY: 1 },
-        h(Text, { color: theme.info, bold: true, wrap: 'wrap' }, `INFO  ${item.title}`),
-        ...item.lines.map((line, i) => h(Text, { key: `l${i}`, wrap: 'wrap' }, line)),
-        ...item.actions.map((action, i) => h(Text, { key: `a${i}`, color: theme.accent, wrap: 'wrap' }, `→ ${action}`)),
+        ...rows(`INFO  ${item.title}`, width).map((row, i) => h(Text, { key: `t${i}`, color: theme.info, bold: true }, row)),
+        ...item.lines.flatMap((line, i) => rows(line, width).map((row, j) => h(Text, { key: `l${i}.${j}` }, row))),
+        ...item.actions.flatMap((action, i) => rows(`→ ${action}`, width).map((row, j) => h(Text, { key: `a${i}.${j}`, color: theme.accent }, j === 0 ? row : `  ${row}`))),
       );
     case 'panel':
       return h(
         Box,
         { width, flexDirection: 'column', borderStyle: 'round', borderColor: item.tone === 'warning' ? theme.warning : theme.muted, paddingX: 1 },
-        h(Text, { color: item.tone === 'warning' ? theme.warning : undefined, bold: true, wrap: 'wrap' }, `${item.label}  ${item.title}`),
-        ...item.lines.map((line, i) => h(Text, { key: `l${i}`, wrap: 'wrap' }, line)),
+        ...rows(`${item.label}  ${item.title}`, width).map((row, i) => h(Text, { key: `t${i}`, color: item.tone === 'warning' ? theme.warning : undefined, bold: true }, row)),
+        ...item.lines.flatMap((line, i) => rows(line, width).map((row, j) => h(Text, { key: `l${i}.${j}` }, row))),
       );
     case 'error':
       return h(Box, { width }, h(Text, { color: theme.error, wrap: 'wrap' }, `✖ error [${item.code}]: ${item.message}`));
     case 'status':
       return h(Box, { width }, h(Text, { dimColor: true, wrap: 'wrap' }, `· ${item.text}`));
   }
+}
+
+/** Rows of a framed block: its width less the border and padding (and 2 more for an action's indent). */
+function rows(text: string, width: number): string[] {
+  return wrapWords(text, width - 6);
 }
 
 const STATUS_TEXT: Record<ToolStatus, string> = {
