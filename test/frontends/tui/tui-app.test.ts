@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupSandboxes, readLog, sessionFiles, waitFor } from '../../support/cli.js';
+import { themeFor } from '../../../src/frontends/tui/theme.js';
 import { renderTui, tick, type TuiHarness } from './tui-harness.js';
 
 const KEY = { enter: '\r', shiftTab: '\x1b[Z', ctrlC: '\x03', ctrlD: '\x04', ctrlO: '\x0f', up: '\x1b[A' };
@@ -147,6 +148,22 @@ describe('terminal UI', () => {
     }
   });
 
+  it('a multi-line paste stays in the prompt until Enter', async () => {
+    const tui = await renderTui({ script: [{ text: 'got both lines' }] });
+    try {
+      await tui.key('pasted one\rpasted two\r');
+      await tui.see('pasted two');
+      expect(tui.frame()).not.toContain('got both lines');
+      await tui.key(KEY.enter);
+      await tui.see('got both lines');
+      const chats = join(tui.home, 'projects', tui.cwd.replace(/[^a-zA-Z0-9]/g, '-'), 'chats');
+      const [log] = sessionFiles({ chats } as never);
+      expect(readLog(log!).find((r) => r.type === 'user')).toMatchObject({ message: { parts: [{ text: 'pasted one\npasted two\n' }] } });
+    } finally {
+      await tui.close();
+    }
+  });
+
   it('renders in a 40-column terminal without a line wider than 40', async () => {
     const tui = await renderTui({ columns: 40, approvalMode: 'yolo', script: [{ text: 'A fairly long answer that has to wrap inside forty columns without overflowing.', toolCalls: [{ id: 'c1', name: 'run_shell_command', args: { command: 'echo a-very-long-output-line-that-would-never-fit-in-forty-columns-at-all' } }] }, { text: 'ok' }] });
     try {
@@ -188,6 +205,11 @@ describe('terminal UI', () => {
     } finally {
       await tui.close();
     }
+  });
+
+  it('NO_COLOR leaves every colour of the theme unset', () => {
+    expect(Object.values(themeFor(true)).every((c) => c === undefined)).toBe(true);
+    expect(Object.values(themeFor(false)).every((c) => typeof c === 'string')).toBe(true);
   });
 
   it('honours NO_COLOR: no colour codes at all', async () => {

@@ -116,6 +116,28 @@ describe('terminal UI: resume and /continue', () => {
     }
   });
 
+  it('renders the INFO item in a 40-column terminal without a line wider than 40', async () => {
+    const path = corpusCopy('parallel-calls-one-of-three-answered');
+    const tui = await renderTui({ columns: 40, target: { type: 'resume', target: path } });
+    try {
+      const frame = await tui.see('INFO  interrupted_turn');
+      for (const line of frame.split('\n')) expect([...line].length, line).toBeLessThanOrEqual(40);
+      expect(frame).toContain('→ /continue');
+    } finally {
+      await tui.close();
+    }
+  });
+
+  it('--continue with no session of this project says so and starts a new one', async () => {
+    const tui = await renderTui({ target: { type: 'latest' } });
+    try {
+      const frame = await tui.see('new session');
+      expect(frame).toContain('error [no_session_to_continue]');
+    } finally {
+      await tui.close();
+    }
+  });
+
   it('/resume lists this project\'s sessions with kind, cause, size and age, and opens the one picked', async () => {
     const project = tempProject();
     const chats = join(project.home, 'projects', project.cwd.replace(/[^a-zA-Z0-9]/g, '-'), 'chats');
