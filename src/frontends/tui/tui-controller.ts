@@ -6,21 +6,19 @@
  * close it and open the next), so there is never a second agent loop.
  */
 import { errorCodeOf, errorMessageOf } from '../../errors.js';
-import type { ApprovalDecision } from '../../engine/agent-session.js';
 import type { ToolCallInfo } from '../../engine/engine-events.js';
 import type { ActiveWriter } from '../../session/active-writer.js';
 import { SessionRuntime, type OpenRequest, type RuntimeDeps, type RuntimeEvent } from '../../runtime/session-runtime.js';
-import type { AskHost } from '../../runtime/tool-port.js';
 import { APPROVAL_MODES, type ApprovalMode } from '../../stream/approval-modes.js';
-import { historyItems } from './history-items.js';
+import { InlineApprovals, type ApprovalChoice } from './inline-approvals.js';
 import { planPanel } from './plan-details.js';
-import { readOnlyPanel, recoveryNotice } from './recovery-notice.js';
+import { sessionIntro } from './session-intro.js';
 import { loadPickerRows, type PickerRow } from './session-picker-rows.js';
 import { HELP_LINES, parseSlashCommand, type SlashCommand } from './slash-commands.js';
 import { addDone, applyEvent, emptyView, type TurnView } from './turn-items.js';
 import type { UiItem } from './ui-items.js';
 
-export type ApprovalChoice = 'once' | 'always' | 'deny';
+export type { ApprovalChoice };
 
 export interface TuiState {
   /** Bumped when the static region starts over (/clear, /resume, showing thoughts). */
@@ -56,8 +54,7 @@ export class TuiController {
   private unsubscribe: () => void = () => {};
   /** The plan id the INFO item showed: /continue runs only that plan (the runtime revalidates it). */
   private noticePlanId: string | undefined;
-  private readonly alwaysAllowed = new Set<string>();
-  private pendingApproval: ((decision: ApprovalDecision) => void) | null = null;
+  private readonly approvals = new InlineApprovals((call) => this.set({ approval: call }));
   private resolveExit!: () => void;
   readonly exited: Promise<void> = new Promise((resolve) => (this.resolveExit = resolve));
 
@@ -129,30 +126,14 @@ export class TuiController {
   private async open(request: OpenRequest): Promise<void> {
     const runtime = await this.openRuntime(request);
     this.runtime = runtime;
-    this.alwaysAllowed.clear();
+    this.approvals.reset();
     this.noticePlanId = undefined;
     this.unsubscribe = runtime.subscribe((event) => this.onEvent(event));
-    runtime.setApprovalHandler(() => this.ask);
+    runtime.setApprovalHandler(() => this.approvals.ask);
     runtime.setApprovalMode(this.state.approvalMode);
 
-    const items: UiItem[] = [];
-    const plan = runtime.recoveryPlan;
-    const loaded = runtime.loadedSession;
-    if (runtime.resumed && plan && loaded) {
-      const records = loaded.conversation.totalRecords;
-      items.push({ id: this.newId(), type: 'status', text: `resumed session ${runtime.sessionId} (${records} record${records === 1 ? '' : 's'})` });
-      items.push(...historyItems(plan.originalApiHistory, this.newId));
-      const notice = recoveryNotice(plan, { activeWriter: runtime.activeWriter, acceptDegraded: runtime.settings.acceptDegraded }, this.newId);
-      if (notice) {
-        items.push(notice);
-        this.noticePlanId = plan.planId;
-      } else if (plan.visibleNotice) {
-        items.push({ id: this.newId(), type: 'panel', label: 'NOTE', tone: 'note', title: 'clean', lines: [plan.visibleNotice] });
-      }
-    } else {
-      items.push({ id: this.newId(), type: 'status', text: `new session ${runtime.sessionId}` });
-    }
-    if (runtime.activeWriter) items.push(readOnlyPanel(runtime.activeWriter, this.newId));
+    const { items, noticePlanId } = sessionIntro(runtime, this.newId);
+    this.noticePlanId = noticePlanId;
     this.set({
       view: { ...emptyView([...this.state.view.done, ...items]) },
       sessionId: runtime.sessionId,
@@ -179,7 +160,7 @@ export class TuiController {
     const runtime = this.runtime;
     if (!runtime) return;
     this.runtime = null;
-    this.settleApproval({ allow: false, message: 'the session was closed while waiting for approval' });
+    this.approvals.reset();
     runtime.interrupt();
     await runtime.close();
     this.unsubscribe();
@@ -304,31 +285,8 @@ export class TuiController {
 
   // ---- approvals ----------------------------------------------------------------------------
 
-  private readonly ask: AskHost = (call, signal) => {
-    if (this.alwaysAllowed.has(call.name)) return Promise.resolve({ allow: true });
-    return new Promise<ApprovalDecision>((resolve) => {
-      const onAbort = () => this.settleApproval({ allow: false, message: 'turn aborted while waiting for approval' });
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.pendingApproval = (decision) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(decision);
-      };
-      this.set({ approval: call });
-    });
-  };
-
   answerApproval(choice: ApprovalChoice): void {
-    const call = this.state.approval;
-    if (!call) return;
-    if (choice === 'always') this.alwaysAllowed.add(call.name);
-    this.settleApproval(choice === 'deny' ? { allow: false, message: `Permission denied by the user for ${call.name}` } : { allow: true });
-  }
-
-  private settleApproval(decision: ApprovalDecision): void {
-    const settle = this.pendingApproval;
-    this.pendingApproval = null;
-    if (this.state.approval) this.set({ approval: null });
-    settle?.(decision);
+    this.approvals.answer(choice);
   }
 
   cycleApprovalMode(): void {
@@ -342,8 +300,8 @@ export class TuiController {
   /** Ctrl-C: stops the running turn (recorded as aborted); on an idle prompt the second one exits. */
   interrupt(): void {
     const runtime = this.runtime;
-    if (runtime?.busy || this.state.approval) {
-      this.settleApproval({ allow: false, message: 'turn interrupted by the user' });
+    if (runtime?.busy || this.approvals.waiting) {
+      this.approvals.deny('turn interrupted by the user');
       runtime?.interrupt();
       this.set({ exitArmed: false });
       return;
