@@ -201,6 +201,8 @@ export class TuiController {
       this.set({ confirmDegraded: text });
       return;
     }
+    // The runtime runs turns one at a time; say so rather than look unresponsive.
+    if (runtime.busy) this.add({ id: this.newId(), type: 'status', text: 'queued: it runs when the current turn ends' });
     void runtime.prompt([{ text }]);
   }
 

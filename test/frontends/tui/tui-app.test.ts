@@ -119,6 +119,20 @@ describe('terminal UI', () => {
     await tui.close();
   });
 
+  it('a prompt typed while a turn runs is queued and runs next', async () => {
+    const tui = await renderTui({ script: [{ text: 'first answer', chunkSize: 4, delayMs: 40 }, { text: 'second answer' }] });
+    try {
+      await tui.type('one');
+      await tui.see('✦ firs');
+      await tui.type('two');
+      await tui.see('queued: it runs when the current turn ends');
+      const frame = await tui.see('second answer');
+      expect(frame.indexOf('first answer')).toBeLessThan(frame.indexOf('> two'));
+    } finally {
+      await tui.close();
+    }
+  });
+
   it('Ctrl-D on an empty prompt exits; with text typed it does not', async () => {
     const tui = await renderTui();
     await tui.type('half a thought', false);
