@@ -23,6 +23,8 @@ export interface RunOptions extends StdioRunOptions {
   toolEnv: ToolEnvPolicy;
   systemPrompt: string | undefined;
   appendSystemPrompt: string | undefined;
+  /** -i/--prompt-interactive: open the terminal UI with this first prompt. */
+  promptInteractive: string | undefined;
 }
 
 export type ParsedCommand =
@@ -76,6 +78,7 @@ function build(argv: string[]) {
         .option('token', { type: 'string', describe: 'bearer token clients must send (default: $MEND_SERVER_TOKEN)' }),
     )
     .option('prompt', { alias: 'p', type: 'string', describe: 'the prompt; "-" reads it from stdin' })
+    .option('prompt-interactive', { alias: 'i', type: 'string', describe: 'open the interactive terminal UI with this first prompt' })
     .option('continue', { alias: 'c', type: 'boolean', default: false, describe: 'resume the most recent session of this project' })
     .option('resume', { alias: 'r', type: 'string', describe: 'resume a session by UUID, or a .jsonl path' })
     .option('session-id', { type: 'string', describe: 'start a new session with this UUID' })
@@ -162,7 +165,7 @@ export async function parseArgs(argv: string[]): Promise<ParsedCommand> {
     acceptDegraded: last(a['accept-degraded']),
     approvalMode: approvalModeOf(last(a['approval-mode'])),
     allowedTools: splitList(a['allowed-tools']),
-    maxTurns: last(a['max-turns']),
+    maxTurns: last(a['max-session-turns'] ?? a['max-turns']),
     model: last(a.model),
     provider: last(a.provider),
     baseUrl: last(a['base-url']),
@@ -180,6 +183,7 @@ export async function parseArgs(argv: string[]): Promise<ParsedCommand> {
     toolEnv: toolEnvOf(last(a['tool-env'])),
     systemPrompt: last(a['system-prompt']),
     appendSystemPrompt: last(a['append-system-prompt']),
+    promptInteractive: last(a['prompt-interactive']),
   };
   validateRunOptions(options, a);
   return { command: 'run', options };
@@ -268,6 +272,9 @@ function validateRunOptions(o: RunOptions, a: Record<string, unknown> = {}): voi
   }
   if (o.planId !== undefined && !o.continueInterrupted && !o.autoContinue) {
     throw new MendError('usage', '--plan-id goes with --continue-interrupted or --auto-continue');
+  }
+  if (o.promptInteractive !== undefined && (o.prompt !== undefined || o.promptFromStdin)) {
+    throw new MendError('usage', '-i/--prompt-interactive cannot be combined with -p/--prompt');
   }
   if (!Number.isInteger(o.maxTurns) || o.maxTurns < 1) throw new MendError('usage', '--max-turns takes a whole number >= 1');
   // setTimeout fires at once past 2^31-1 ms, which would deny every tool instantly.

@@ -167,6 +167,16 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
   const options = parsed.options;
   return withSignals(controller, async () => {
     const host = hostEnv(io, options, controller.signal);
+    // The terminal UI: a TTY on both ends and nothing that asks for a headless run (-p, stream-json, json, a continuation flag).
+    const headless = options.prompt !== undefined || options.promptFromStdin || options.inputFormat !== 'text' || options.outputFormat !== 'text' || options.continueInterrupted || options.autoContinue;
+    const terminal = (io.stdin as { isTTY?: boolean }).isTTY === true && (io.stdout as { isTTY?: boolean }).isTTY === true;
+    if (options.promptInteractive !== undefined && (headless || !terminal)) {
+      return reportEarlyError(io, argv, 'usage', '-i/--prompt-interactive needs a terminal on stdin and stdout, without -p, --input-format stream-json or -o json|stream-json');
+    }
+    if (!headless && terminal) {
+      const { runTui } = await import('../frontends/tui/run-tui.js');
+      return await runTui(options, host, { noColor: (io.env['NO_COLOR'] ?? '') !== '' });
+    }
     if (options.inputFormat === 'stream-json') {
       const { runStreamJson } = await import('../frontends/stream-json/stream-json-server.js');
       return await runStreamJson(options, host);

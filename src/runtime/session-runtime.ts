@@ -248,6 +248,11 @@ export class SessionRuntime {
     this.settings.approvalMode = mode;
   }
 
+  /** A person confirmed running prompts on a degraded history (--accept-degraded given later, as in the terminal UI). */
+  setAcceptDegraded(accept: boolean): void {
+    this.settings.acceptDegraded = accept;
+  }
+
   /** How tools that need approval are asked about; undefined: nobody can be asked (a refusal). */
   setApprovalHandler(ask: () => AskHost | undefined): void {
     this.askHost = ask;

@@ -1,0 +1,27 @@
+/** `/plan`: the full recovery plan of the open session as a panel (never the histories themselves, which are shown above). */
+import type { SessionRecoveryPlan } from '../../recovery/plan-types.js';
+import type { ConversationRecord } from '../../session/conversation.js';
+import { toRecoverySummary } from '../../stream/map/recovery-summary.js';
+import type { UiItem } from './ui-items.js';
+
+export function planPanel(plan: SessionRecoveryPlan, conversation: ConversationRecord, newId: () => string): Extract<UiItem, { type: 'panel' }> {
+  const s = toRecoverySummary(plan, conversation);
+  const lines = [
+    `kind ${s.kind} · cause ${s.cause} · previous attempts ${s.previous_attempts}`,
+    `can continue ${yes(s.can_continue)} · auto ${yes(s.can_auto_continue)} · needs confirmation ${yes(s.requires_user_confirmation)}`,
+    `history: ${s.history.records} records, ${s.history.api_entries} API entries, ${s.history.gaps} gaps, ${s.history.malformed_lines} malformed lines${s.history.torn_tail ? ', torn tail' : ''}`,
+  ];
+  if (s.visible_notice) lines.push(`notice: ${s.visible_notice}`);
+  if (s.repair_details.length === 0) lines.push('repairs: none');
+  else {
+    lines.push(`repairs: ${s.repairs.map((r) => `${r.type} ×${r.count}`).join(', ')}`);
+    for (const r of s.repair_details) lines.push(`  - ${Object.entries(r).map(([k, v]) => (k === 'type' ? String(v) : `${k}=${String(v)}`)).join(' ')}`);
+  }
+  lines.push(s.continuation ? `continuation: ${s.continuation.mode}, ${s.continuation.part_count} part(s): ${s.continuation.display_text}` : 'continuation: none');
+  for (const d of plan.diagnostics) lines.push(`diagnostic: ${JSON.stringify(d)}`);
+  return { id: newId(), type: 'panel', label: 'PLAN', tone: 'note', title: s.plan_id, lines };
+}
+
+function yes(value: boolean): string {
+  return value ? 'yes' : 'no';
+}

@@ -1,0 +1,34 @@
+/**
+ * What the UI shows when a session opens (design 4.1 steps 4 and 5): for a
+ * resumed one its history, then the INFO item when the plan is not clean (or
+ * a note for a clean plan that still says something), and the read-only panel
+ * when another process holds it; for a new one a single status line.
+ */
+import type { SessionRuntime } from '../../runtime/session-runtime.js';
+import { historyItems } from './history-items.js';
+import { readOnlyPanel, recoveryNotice } from './recovery-notice.js';
+import type { UiItem } from './ui-items.js';
+
+/** The items, and the plan id `/continue` must run (the one the INFO item showed). */
+export function sessionIntro(runtime: SessionRuntime, newId: () => string): { items: UiItem[]; noticePlanId: string | undefined } {
+  const items: UiItem[] = [];
+  let noticePlanId: string | undefined;
+  const plan = runtime.recoveryPlan;
+  const loaded = runtime.loadedSession;
+  if (runtime.resumed && plan && loaded) {
+    const records = loaded.conversation.totalRecords;
+    items.push({ id: newId(), type: 'status', text: `resumed session ${runtime.sessionId} (${records} record${records === 1 ? '' : 's'})` });
+    items.push(...historyItems(plan.originalApiHistory, newId));
+    const notice = recoveryNotice(plan, { activeWriter: runtime.activeWriter, acceptDegraded: runtime.settings.acceptDegraded }, newId);
+    if (notice) {
+      items.push(notice);
+      noticePlanId = plan.planId;
+    } else if (plan.visibleNotice) {
+      items.push({ id: newId(), type: 'panel', label: 'NOTE', tone: 'note', title: 'clean', lines: [plan.visibleNotice] });
+    }
+  } else {
+    items.push({ id: newId(), type: 'status', text: `new session ${runtime.sessionId}` });
+  }
+  if (runtime.activeWriter) items.push(readOnlyPanel(runtime.activeWriter, newId));
+  return { items, noticePlanId };
+}
