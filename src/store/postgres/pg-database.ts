@@ -1,0 +1,112 @@
+/**
+ * The store's connections: a bounded pool for reads and short writes, and one
+ * dedicated connection per writer lease (its advisory lock lives and dies with
+ * that connection, so it must never go back to a pool). Knows whether the schema
+ * is present, and migrates only when asked to or before the first write.
+ */
+import pg from 'pg';
+import { LATEST_VERSION } from './pg-schema.js';
+import { assertKnownVersion, runMigrations, schemaVersion, type MigrationResult } from './pg-migrate.js';
+import { clientConfig, poolConfig, type PgTarget, type PgTuning } from './pg-config.js';
+import { readError, unavailable, writeError } from './pg-errors.js';
+
+export class PgDatabase {
+  private pool: pg.Pool | null = null;
+  /** Set once the schema is known to be current; reads of an unmigrated database re-check each time. */
+  private migrated = false;
+  private migrating: Promise<MigrationResult> | null = null;
+
+  constructor(
+    readonly target: PgTarget,
+    readonly tuning: PgTuning,
+  ) {}
+
+  private getPool(): pg.Pool {
+    if (this.pool === null) {
+      this.pool = new pg.Pool(poolConfig(this.target, this.tuning));
+      // An idle pooled connection that the server drops emits 'error' on the pool;
+      // without a listener Node would crash the process. The next query reconnects.
+      this.pool.on('error', () => undefined);
+    }
+    return this.pool;
+  }
+
+  /** A pooled connection for a streamed read; the caller releases it (with `true` after an error). */
+  async poolClient(doing: string): Promise<pg.PoolClient> {
+    try {
+      return await this.getPool().connect();
+    } catch (error) {
+      throw unavailable(this.target, error, doing);
+    }
+  }
+
+  /** Runs `fn` on a pooled connection; connection failures become store_unavailable. */
+  async withClient<T>(doing: string, fn: (client: pg.PoolClient) => Promise<T>, kind: 'read' | 'write' = 'read'): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.getPool().connect();
+    } catch (error) {
+      throw unavailable(this.target, error, doing);
+    }
+    let broken = false;
+    try {
+      return await fn(client);
+    } catch (error) {
+      broken = true;
+      throw kind === 'read' ? readError(this.target, error, doing) : writeError(this.target, error, doing);
+    } finally {
+      // A client that failed mid-statement may be in an unknown state: drop it rather than reuse it.
+      client.release(broken);
+    }
+  }
+
+  /** A connection of its own (for a writer lease). The caller must end it. */
+  async connectDedicated(doing: string): Promise<pg.Client> {
+    const client = new pg.Client(clientConfig(this.target, this.tuning));
+    // A terminated backend is reported both as a failed query and as an 'error'
+    // event; the lease learns of it from the query, the listener only keeps Node alive.
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw unavailable(this.target, error, doing);
+    }
+    return client;
+  }
+
+  /** 0 when the schema does not exist. Never creates anything. */
+  schemaVersion(): Promise<number> {
+    return this.withClient('checking the schema', (client) => schemaVersion(client));
+  }
+
+  /** Whether the store's tables exist; a read of a database without them finds nothing. */
+  async hasSchema(): Promise<boolean> {
+    return this.migrated || (await this.schemaVersion()) > 0;
+  }
+
+  /** Creates or upgrades the schema (idempotent; safe against a concurrent migrate). */
+  async migrate(): Promise<MigrationResult> {
+    this.migrating ??= this.withClient('migrating the schema', (client) => runMigrations(client), 'write').finally(() => {
+      this.migrating = null;
+    });
+    const result = await this.migrating;
+    this.migrated = true;
+    return result;
+  }
+
+  /** Before the first write: migrate unless the schema is known to be current. */
+  async ensureSchema(): Promise<void> {
+    if (this.migrated) return;
+    const version = await this.withClient('checking the schema', (client) => schemaVersion(client), 'write');
+    assertKnownVersion(version);
+    if (version < LATEST_VERSION) await this.migrate();
+    else this.migrated = true;
+  }
+
+  async close(): Promise<void> {
+    const pool = this.pool;
+    this.pool = null;
+    await pool?.end().catch(() => undefined);
+  }
+}

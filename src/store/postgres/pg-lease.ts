@@ -1,0 +1,183 @@
+/**
+ * The PostgreSQL writer lease: a dedicated connection holding the session's
+ * advisory lock, and the lease row's epoch (the fencing token) checked by every
+ * append in the same statement that inserts the record (see pg-sql.ts).
+ *
+ * A lost connection is retried with bounded backoff; after reconnecting the
+ * writer goes on only if it takes the advisory lock again and its epoch is still
+ * current. Otherwise, and for ever after, appends fail with session_lease_lost.
+ * Retrying an append re-sends the same seq, so a commit whose answer was lost is
+ * recognised (same text at that seq) instead of written twice.
+ */
+import type pg from 'pg';
+import { MendError } from '../../errors.js';
+import type { ActiveWriter } from '../../session/active-writer.js';
+import { validateChatRecord } from '../../session/record-validation.js';
+import type { ChatRecord } from '../../session/records.js';
+import { sanitizeProjectRoot } from '../../session/session-paths.js';
+import type { AppendOptions, SessionRef, WriterLease } from '../session-store.js';
+import type { PgDatabase } from './pg-database.js';
+import { isConnectionError, writeError } from './pg-errors.js';
+import { recordInsert } from './pg-rows.js';
+import { APPEND, RECLAIM_LEASE, RECORD_AT, RELEASE_LEASE, TRY_LOCK, UNLOCK, WRITER_SETTINGS } from './pg-sql.js';
+import { z } from 'zod';
+
+const AppendResultRow = z.object({ leased: z.number().int(), inserted: z.number().int() });
+
+export class PostgresLease implements WriterLease {
+  private released = false;
+  private lost: MendError | null = null;
+  /** Appends run one at a time, in call order, on the one connection. */
+  private tail: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly db: PgDatabase,
+    readonly ref: SessionRef,
+    readonly holder: ActiveWriter & { epoch: number },
+    private client: pg.Client | null,
+    private nextSeq: number,
+  ) {}
+
+  get epoch(): number {
+    return this.holder.epoch;
+  }
+
+  /** The backend pid of the writer's connection (for tests and diagnostics), or null while disconnected. */
+  get backendPid(): number | null {
+    return (this.client as unknown as { processID?: number } | null)?.processID ?? null;
+  }
+
+  append(record: ChatRecord, options: AppendOptions): Promise<void> {
+    const run = this.tail.then(() => this.appendNow(record, options));
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async appendNow(record: ChatRecord, _options: AppendOptions): Promise<void> {
+    // Every commit on the writer's connection is synchronous (WRITER_SETTINGS), so a
+    // durable record is on the server's disk when this resolves; a non-durable one too.
+    if (this.released) throw new Error(`internal: append to ${this.ref.location} after its lease was released`);
+    if (this.lost) throw this.lost;
+    const check = validateChatRecord(record);
+    if (!check.ok) throw new MendError('session_write_failed', `Refusing to write an invalid record: ${check.reason}`, { uuid: record.uuid });
+    if (record.sessionId !== this.ref.sessionId) {
+      throw new MendError('session_write_failed', `Refusing to write a record of session ${record.sessionId} into session ${this.ref.sessionId}`, {
+        sessionId: this.ref.sessionId,
+      });
+    }
+    const text = JSON.stringify(record);
+    const row = recordInsert(this.ref.sessionId, this.nextSeq, record, text);
+    const params = [
+      row.sessionId,
+      this.epoch,
+      this.ref.projectRoot,
+      sanitizeProjectRoot(this.ref.projectRoot),
+      row.seq,
+      row.uuid,
+      row.parentUuid,
+      row.type,
+      row.recordTime,
+      row.title,
+      row.text,
+    ];
+    for (let attempt = 0; ; attempt++) {
+      const client = this.client ?? (await this.reconnect());
+      try {
+        const result = AppendResultRow.parse((await client.query(APPEND, params)).rows[0]);
+        if (result.leased === 0) throw this.loseLease('its epoch is no longer current (another writer took the session over)');
+        if (result.inserted === 0) await this.confirmRetried(client, row.seq, row.text);
+        this.nextSeq++;
+        return;
+      } catch (error) {
+        if (error instanceof MendError) throw error;
+        if (!isConnectionError(error) || attempt >= this.db.tuning.reconnectAttempts) throw writeError(this.db.target, error, `appending record ${row.seq}`);
+        await this.dropClient();
+      }
+    }
+  }
+
+  /** The row at `seq` exists: fine if it is this very record (a commit whose answer was lost), else a bug or a foreign writer. */
+  private async confirmRetried(client: pg.Client, seq: number, text: string): Promise<void> {
+    const existing = (await client.query<{ record: string }>(RECORD_AT, [this.ref.sessionId, seq])).rows[0]?.record;
+    if (existing === text) return;
+    throw new MendError('session_write_failed', `Session ${this.ref.sessionId} already holds another record at seq ${seq}`, {
+      sessionId: this.ref.sessionId,
+      seq,
+    });
+  }
+
+  private loseLease(why: string): MendError {
+    this.lost = new MendError('session_lease_lost', `The writer lease of session ${this.ref.sessionId} (epoch ${this.epoch}) was lost: ${why}`, {
+      sessionId: this.ref.sessionId,
+      epoch: this.epoch,
+    });
+    void this.dropClient();
+    return this.lost;
+  }
+
+  /** Bounded backoff; then the advisory lock and the epoch must both still be ours. */
+  private async reconnect(): Promise<pg.Client> {
+    const { reconnectAttempts, reconnectBaseDelayMs } = this.db.tuning;
+    let lastError: unknown;
+    for (let attempt = 0; attempt < reconnectAttempts; attempt++) {
+      await sleep(reconnectBaseDelayMs * 2 ** attempt);
+      let client: pg.Client;
+      try {
+        client = await this.db.connectDedicated(`reconnecting the writer of session ${this.ref.sessionId}`);
+      } catch (error) {
+        lastError = error;
+        continue;
+      }
+      try {
+        for (const sql of WRITER_SETTINGS) await client.query(sql);
+        const locked = (await client.query<{ locked: boolean }>(TRY_LOCK, [this.ref.sessionId])).rows[0]?.locked === true;
+        if (!locked) {
+          await client.end().catch(() => undefined);
+          throw this.loseLease('another connection holds the session lock');
+        }
+        const reclaimed = (await client.query(RECLAIM_LEASE, [this.ref.sessionId, this.epoch])).rowCount === 1;
+        if (!reclaimed) {
+          await client.query(UNLOCK, [this.ref.sessionId]).catch(() => undefined);
+          await client.end().catch(() => undefined);
+          throw this.loseLease('its epoch is no longer current (another writer took the session over)');
+        }
+        this.client = client;
+        return client;
+      } catch (error) {
+        if (error instanceof MendError) throw error;
+        lastError = error;
+        await client.end().catch(() => undefined);
+      }
+    }
+    throw writeError(this.db.target, lastError, `reconnecting the writer of session ${this.ref.sessionId}`);
+  }
+
+  private async dropClient(): Promise<void> {
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => undefined);
+  }
+
+  async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    await this.tail;
+    const client = this.client;
+    this.client = null;
+    if (client === null) return;
+    try {
+      if (!this.lost) {
+        await client.query(RELEASE_LEASE, [this.ref.sessionId, this.epoch]);
+        await client.query(UNLOCK, [this.ref.sessionId]);
+      }
+    } catch {
+      // The connection is gone, and with it the advisory lock: nothing left to release.
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,101 @@
+/**
+ * Reads of the PostgreSQL store. None of them writes or creates anything: the
+ * caller checks first that the schema exists and treats a database without it
+ * as an empty store.
+ *
+ * A session is streamed by seq in keyset batches (WHERE seq > last ORDER BY seq
+ * LIMIT n) straight into readRecordLines, so a 100k-record session is never one
+ * result set in memory, and validation, fragment merging and diagnostics are the
+ * very code the JSONL reader runs. The next batch is fetched while the current
+ * one is parsed. Records are append-only with one writer, so batches need no
+ * shared snapshot: a record appended meanwhile is simply read too, as a file
+ * that grows while read would be.
+ */
+import type pg from 'pg';
+import { readRecordLines, type ReadResult } from '../../session/log-reader.js';
+import { sanitizeProjectRoot } from '../../session/session-paths.js';
+import type { SessionListing, SessionRef } from '../session-store.js';
+import { LeaseRowSchema, ListingRowSchema, RecordRowSchema, SessionRowSchema, type LeaseRow, type SessionRow } from './pg-rows.js';
+import { LEASE_HOLDER } from './pg-sql.js';
+
+export const READ_BATCH = 5000;
+
+const BATCH = `SELECT seq, record FROM mend.records WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`;
+
+type Row = { position: number; text: string };
+
+async function* recordRows(client: pg.ClientBase, sessionId: string, batch: number): AsyncGenerator<Row> {
+  const fetch = async (after: number): Promise<Row[]> =>
+    (await client.query(BATCH, [sessionId, after, batch])).rows.map((raw) => {
+      const row = RecordRowSchema.parse(raw);
+      return { position: row.seq, text: row.record };
+    });
+  let rows = await fetch(0);
+  while (rows.length > 0) {
+    const next = rows.length === batch ? fetch(rows.at(-1)!.position) : Promise.resolve([]);
+    // Keep the prefetch from becoming an unhandled rejection while this batch is consumed.
+    next.catch(() => undefined);
+    yield* rows;
+    rows = await next;
+  }
+}
+
+export function readSessionRows(client: pg.ClientBase, sessionId: string, batch = READ_BATCH): Promise<ReadResult> {
+  return readRecordLines(recordRows(client, sessionId, batch));
+}
+
+/** The raw lines of a session in seq order, exactly as stored (for export). */
+export async function* sessionLines(client: pg.ClientBase, sessionId: string, batch = READ_BATCH): AsyncGenerator<string> {
+  for await (const row of recordRows(client, sessionId, batch)) yield row.text;
+}
+
+export async function sessionRow(client: pg.ClientBase, sessionId: string): Promise<SessionRow | null> {
+  const raw = (await client.query(`SELECT * FROM mend.sessions WHERE session_id = $1`, [sessionId])).rows[0];
+  return raw === undefined ? null : SessionRowSchema.parse(raw);
+}
+
+export async function latestSessionRow(client: pg.ClientBase, projectRoot: string): Promise<SessionRow | null> {
+  const raw = (
+    await client.query(`SELECT * FROM mend.sessions WHERE project_key = $1 ORDER BY updated_at DESC, session_id DESC LIMIT 1`, [
+      sanitizeProjectRoot(projectRoot),
+    ])
+  ).rows[0];
+  return raw === undefined ? null : SessionRowSchema.parse(raw);
+}
+
+/**
+ * One row per session of the project (Qwen's project key, like the JSONL
+ * folder), with what a listing shows: record count (records sharing a uuid are
+ * fragments of one, as the reader merges them), first and last record times, and
+ * the first text part of the first user record, taken from the generated jsonb.
+ */
+const LISTING = `SELECT s.*,
+    (SELECT count(DISTINCT r.uuid) FROM mend.records r WHERE r.session_id = s.session_id) AS records,
+    (SELECT r.record_json->>'timestamp' FROM mend.records r WHERE r.session_id = s.session_id ORDER BY r.seq LIMIT 1) AS first_ts,
+    (SELECT r.record_json->>'timestamp' FROM mend.records r WHERE r.session_id = s.session_id ORDER BY r.seq DESC LIMIT 1) AS last_ts,
+    (SELECT p.part->>'text'
+       FROM (SELECT r.record_json FROM mend.records r
+              WHERE r.session_id = s.session_id AND r.type = 'user' ORDER BY r.seq LIMIT 1) u,
+            jsonb_array_elements(CASE WHEN jsonb_typeof(u.record_json->'message'->'parts') = 'array'
+                                      THEN u.record_json->'message'->'parts' ELSE '[]'::jsonb END)
+              WITH ORDINALITY AS p(part, n)
+      WHERE jsonb_typeof(p.part->'text') = 'string' ORDER BY p.n LIMIT 1) AS first_prompt
+  FROM mend.sessions s WHERE s.project_key = $1`;
+
+export async function listSessionRows(client: pg.ClientBase, scopeRoot: string, refOf: (row: SessionRow) => SessionRef): Promise<SessionListing[]> {
+  const rows = (await client.query(LISTING, [sanitizeProjectRoot(scopeRoot)])).rows.map((raw) => ListingRowSchema.parse(raw));
+  return rows
+    .map((row) => ({
+      ref: refOf(row),
+      started: row.first_ts,
+      lastUpdate: row.last_ts,
+      records: row.records,
+      firstPrompt: row.first_prompt === null ? null : row.first_prompt.slice(0, 200),
+    }))
+    .sort((a, b) => (b.lastUpdate ?? '').localeCompare(a.lastUpdate ?? ''));
+}
+
+export async function leaseRow(client: pg.ClientBase, sessionId: string): Promise<LeaseRow | null> {
+  const raw = (await client.query(LEASE_HOLDER, [sessionId])).rows[0];
+  return raw === undefined ? null : LeaseRowSchema.parse(raw);
+}
