@@ -74,6 +74,13 @@ export interface SessionStore {
   exists(ref: SessionRef): Promise<boolean>;
   /** Every record in write order, validated and fragment-merged, with store-neutral diagnostics. Never writes. */
   read(ref: SessionRef): Promise<ReadResult>;
+  /**
+   * Optional: every stored line in write order exactly as stored, without its
+   * newline (a file store also yields blank, torn and garbage lines). What
+   * export copies byte for byte; without it export re-serializes the records.
+   * Never writes.
+   */
+  readLines?(ref: SessionRef): AsyncIterable<string>;
   /** The index pass: per record only what the plan rules need. Never writes. */
   readIndex(ref: SessionRef): Promise<RecordIndex>;
   /** The live holder of the writer lease, or null. Never writes. */
