@@ -20,6 +20,9 @@ import type { ChatRecord } from '../../src/session/records.js';
 import { exportSession, importSession } from '../../src/store/session-transfer.js';
 import type { ProjectScope, SessionRef, SessionStore } from '../../src/store/session-store.js';
 import { CORPUS_DIR, listCorpus } from './corpus.js';
+import { record } from './store-records.js';
+
+export { record };
 
 export interface StoreContractOptions {
   name: string;
@@ -58,21 +61,6 @@ export function sessionIdOf(lines: string[]): string {
     }
   }
   return randomUUID();
-}
-
-/** A minimal valid record for ordering and listing tests. */
-export function record(sessionId: string, n: number, parentUuid: string | null, timestamp: string, text = `prompt ${n}`): ChatRecord {
-  return {
-    uuid: `${sessionId.slice(0, 8)}-u${n}`,
-    parentUuid,
-    sessionId,
-    timestamp,
-    type: 'user',
-    provenance: 'real_user',
-    cwd: '/work',
-    version: 'mend/0.1.0',
-    message: { role: 'user', parts: [{ text }] },
-  } as ChatRecord;
 }
 
 async function planThroughCore(caseName: string) {

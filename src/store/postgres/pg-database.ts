@@ -95,13 +95,29 @@ export class PgDatabase {
     return result;
   }
 
-  /** Before the first write: migrate unless the schema is known to be current. */
-  async ensureSchema(): Promise<void> {
+  /**
+   * Before the first write: migrate unless the schema is known to be current.
+   * Runs on the writer's own connection when given, so a writer needs one
+   * connection, not two (50 writers must fit in a server's 100).
+   */
+  async ensureSchema(client?: pg.ClientBase): Promise<void> {
     if (this.migrated) return;
-    const version = await this.withClient('checking the schema', (client) => schemaVersion(client), 'write');
+    if (client === undefined) {
+      await this.withClient('checking the schema', (c) => this.ensureSchemaOn(c), 'write');
+      return;
+    }
+    try {
+      await this.ensureSchemaOn(client);
+    } catch (error) {
+      throw writeError(this.target, error, 'migrating the schema');
+    }
+  }
+
+  private async ensureSchemaOn(client: pg.ClientBase): Promise<void> {
+    const version = await schemaVersion(client);
     assertKnownVersion(version);
-    if (version < LATEST_VERSION) await this.migrate();
-    else this.migrated = true;
+    if (version < LATEST_VERSION) await runMigrations(client);
+    this.migrated = true;
   }
 
   async close(): Promise<void> {

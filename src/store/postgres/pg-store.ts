@@ -142,10 +142,10 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async acquire(ref: SessionRef, who: WriterIdentity): Promise<WriterLease> {
-    await this.db.ensureSchema();
     const since = (this.options.now ?? (() => new Date().toISOString()))();
     const client = await this.db.connectDedicated(`taking the writer lease of session ${ref.sessionId}`);
     try {
+      await this.db.ensureSchema(client);
       for (const sql of WRITER_SETTINGS) await client.query(sql);
       const locked = (await client.query<{ locked: boolean }>(TRY_LOCK, [ref.sessionId])).rows[0]?.locked === true;
       if (!locked) {
