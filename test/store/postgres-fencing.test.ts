@@ -127,15 +127,20 @@ await describePostgres('PostgreSQL lease fencing', () => {
     await store.close();
   });
 
-  it('appends commit synchronously even where the database default is asynchronous', async () => {
+  it('durable appends commit synchronously even where the database default is asynchronous', async () => {
     const { store, ref, id, url } = await setup();
     const name = new URL(url).pathname.slice(1);
     await adminQuery(`ALTER DATABASE ${name} SET synchronous_commit = off`);
     const a = await store.acquire(ref, A);
     const client = (a as unknown as { client: { query(sql: string): Promise<{ rows: { synchronous_commit: string }[] }> } }).client;
-    expect((await client.query('SHOW synchronous_commit')).rows[0]?.synchronous_commit).toBe('on');
-    await a.append(rec(id, 1, 'A'), { durable: true });
+    const mode = async (): Promise<string | undefined> => (await client.query('SHOW synchronous_commit')).rows[0]?.synchronous_commit;
+    expect(await mode()).toBe('on');
+    await a.append(rec(id, 1, 'A'), { durable: false });
+    expect(await mode()).toBe('off');
+    await a.append(rec(id, 2, 'A'), { durable: true });
+    expect(await mode()).toBe('on');
     await a.release();
+    expect((await store.read(ref)).records).toHaveLength(2);
     await store.close();
   });
 

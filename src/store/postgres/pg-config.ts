@@ -30,6 +30,8 @@ export interface PgTuning {
   /** Reconnect attempts of a writer after a lost connection, and the first delay (doubled each time). */
   reconnectAttempts: number;
   reconnectBaseDelayMs: number;
+  /** Records per keyset batch when a session is streamed. */
+  readBatch: number;
 }
 
 export const DEFAULT_TUNING: PgTuning = {
@@ -38,6 +40,7 @@ export const DEFAULT_TUNING: PgTuning = {
   poolMax: 4,
   reconnectAttempts: 5,
   reconnectBaseDelayMs: 200,
+  readBatch: 5000,
 };
 
 export type Env = Readonly<Record<string, string | undefined>>;

@@ -29,6 +29,8 @@ export class PostgresLease implements WriterLease {
   private lost: MendError | null = null;
   /** Appends run one at a time, in call order, on the one connection. */
   private tail: Promise<void> = Promise.resolve();
+  /** synchronous_commit of the current connection (WRITER_SETTINGS start it at on). */
+  private synchronousCommit: 'on' | 'off' = 'on';
 
   constructor(
     private readonly db: PgDatabase,
@@ -53,9 +55,7 @@ export class PostgresLease implements WriterLease {
     return run;
   }
 
-  private async appendNow(record: ChatRecord, _options: AppendOptions): Promise<void> {
-    // Every commit on the writer's connection is synchronous (WRITER_SETTINGS), so a
-    // durable record is on the server's disk when this resolves; a non-durable one too.
+  private async appendNow(record: ChatRecord, options: AppendOptions): Promise<void> {
     if (this.released) throw new Error(`internal: append to ${this.ref.location} after its lease was released`);
     if (this.lost) throw this.lost;
     const check = validateChatRecord(record);
@@ -83,6 +83,7 @@ export class PostgresLease implements WriterLease {
     for (let attempt = 0; ; attempt++) {
       const client = this.client ?? (await this.reconnect());
       try {
+        await this.commitMode(client, options.durable);
         const result = AppendResultRow.parse((await client.query(APPEND, params)).rows[0]);
         if (result.leased === 0) throw this.loseLease('its epoch is no longer current (another writer took the session over)');
         if (result.inserted === 0) await this.confirmRetried(client, row.seq, row.text);
@@ -94,6 +95,21 @@ export class PostgresLease implements WriterLease {
         await this.dropClient();
       }
     }
+  }
+
+  /**
+   * A durable append commits synchronously (on the server's disk when the append
+   * resolves), like the JSONL store's fsync. A non-durable one commits
+   * asynchronously: visible at once, flushed moments later. WAL is flushed in
+   * order, so the next durable commit also makes every earlier record durable,
+   * the same ordering guarantee an fsync gives a file. The setting is only sent
+   * when it changes.
+   */
+  private async commitMode(client: pg.Client, durable: boolean): Promise<void> {
+    const wanted = durable ? 'on' : 'off';
+    if (this.synchronousCommit === wanted) return;
+    await client.query(`SET synchronous_commit = ${wanted}`);
+    this.synchronousCommit = wanted;
   }
 
   /** The row at `seq` exists: fine if it is this very record (a commit whose answer was lost), else a bug or a foreign writer. */
@@ -142,6 +158,7 @@ export class PostgresLease implements WriterLease {
           throw this.loseLease('its epoch is no longer current (another writer took the session over)');
         }
         this.client = client;
+        this.synchronousCommit = 'on';
         return client;
       } catch (error) {
         if (error instanceof MendError) throw error;

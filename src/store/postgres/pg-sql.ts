@@ -73,7 +73,7 @@ export const APPEND = `WITH lease AS (
 /** Arguments: session id, seq. For an idempotent retry: what the row at this seq holds. */
 export const RECORD_AT = `SELECT record FROM mend.records WHERE session_id = $1 AND seq = $2`;
 
-/** Per-connection settings of a writer: synchronous commits, and a dead peer noticed within about a minute. */
+/** Per-connection settings of a writer: synchronous commits to start with (see PostgresLease.commitMode), and a dead peer noticed by the server within about a minute (its lock then freed). */
 export const WRITER_SETTINGS = [
   `SET synchronous_commit = on`,
   `SET tcp_keepalives_idle = 20`,

@@ -109,7 +109,7 @@ export class PostgresSessionStore implements SessionStore {
     if (!(await this.db.hasSchema())) throw this.notFound(ref);
     return this.db.withClient(`reading session ${ref.sessionId}`, async (c) => {
       if ((await sessionRow(c, ref.sessionId)) === null) throw this.notFound(ref);
-      return readSessionRows(c, ref.sessionId);
+      return readSessionRows(c, ref.sessionId, this.db.tuning.readBatch);
     });
   }
 
@@ -124,7 +124,7 @@ export class PostgresSessionStore implements SessionStore {
     let broken = false;
     try {
       if ((await sessionRow(client, ref.sessionId)) === null) throw this.notFound(ref);
-      yield* sessionLines(client, ref.sessionId);
+      yield* sessionLines(client, ref.sessionId, this.db.tuning.readBatch);
     } catch (error) {
       broken = true;
       throw readError(this.target, error, `exporting session ${ref.sessionId}`);
