@@ -10,6 +10,9 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
+import fc from 'fast-check';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isMendError } from '../../src/errors.js';
 import { buildPlanForSession } from '../../src/recovery/index.js';
@@ -121,6 +124,38 @@ export function storeContract(options: StoreContractOptions): void {
           expect(buildPlanForSession(buildConversation(read))).toEqual(core.plan);
           expect(await store.readIndex(ref)).toEqual(indexRecords(core.read));
         });
+      }
+    });
+
+    it('property: shuffled and duplicated corpus records give the core plan', { timeout: 120_000 }, async () => {
+      const store = await open();
+      const holdable = listCorpus()
+        .filter((c) => !(c.name in notApplicable))
+        .map((c) => fixtureLines(c.name).filter((l) => l !== ''))
+        .filter((lines) => lines.length > 0);
+      const dir = mkdtempSync(join(tmpdir(), 'mend-contract-prop-'));
+      const sessionArb = fc.constantFrom(...holdable).chain((lines) =>
+        fc.tuple(fc.shuffledSubarray(lines, { minLength: lines.length, maxLength: lines.length }), fc.array(fc.nat({ max: lines.length - 1 }), { maxLength: 3 })),
+      );
+      try {
+        await fc.assert(
+          fc.asyncProperty(sessionArb, async ([shuffled, dups]) => {
+            // A fresh session id per run (same length, so only the id changes): a store holds each id once.
+            const oldId = sessionIdOf(shuffled);
+            const id = randomUUID();
+            const lines = [...shuffled, ...dups.map((i) => shuffled[i]!)].map((l) => l.replaceAll(oldId, id));
+            const file = join(dir, `${id}.jsonl`);
+            writeFileSync(file, lines.join('\n') + '\n');
+            const core = await readSessionLog(file);
+            const ref = await options.seed(store, scopeFor('prop'), id, [...lines, '']);
+            const read = await store.read(ref);
+            expect(buildPlanForSession(buildConversation(read))).toEqual(buildPlanForSession(buildConversation(core)));
+            expect(await store.readIndex(ref)).toEqual(indexRecords(core));
+          }),
+          { numRuns: 25 },
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
       }
     });
 
