@@ -108,8 +108,9 @@ export class PostgresSessionStore implements SessionStore {
   async read(ref: SessionRef): Promise<ReadResult> {
     if (!(await this.db.hasSchema())) throw this.notFound(ref);
     return this.db.withClient(`reading session ${ref.sessionId}`, async (c) => {
-      if ((await sessionRow(c, ref.sessionId)) === null) throw this.notFound(ref);
-      return readSessionRows(c, ref.sessionId, this.db.tuning.readBatch);
+      const session = await sessionRow(c, ref.sessionId);
+      if (session === null) throw this.notFound(ref);
+      return readSessionRows(c, session, this.db.tuning.readBatch);
     });
   }
 
@@ -123,8 +124,9 @@ export class PostgresSessionStore implements SessionStore {
     const client = await this.db.poolClient(`exporting session ${ref.sessionId}`);
     let broken = false;
     try {
-      if ((await sessionRow(client, ref.sessionId)) === null) throw this.notFound(ref);
-      yield* sessionLines(client, ref.sessionId, this.db.tuning.readBatch);
+      const session = await sessionRow(client, ref.sessionId);
+      if (session === null) throw this.notFound(ref);
+      yield* sessionLines(client, session, this.db.tuning.readBatch);
     } catch (error) {
       broken = true;
       throw readError(this.target, error, `exporting session ${ref.sessionId}`);
