@@ -148,6 +148,8 @@ export async function importSession(store: SessionStore, scope: ProjectScope, re
   const ref = await store.newSession(scope, records[0]!.sessionId);
   const lease = await store.acquire(ref, options.who);
   try {
+    // Another import of the same session may have finished between the check above and the lease.
+    if (await store.exists(ref)) throw new MendError('session_exists', `session ${ref.sessionId} already exists`, { sessionId: ref.sessionId });
     for (let i = 0; i < records.length; i++) await lease.append(records[i]!, { durable: i === records.length - 1 });
   } finally {
     await lease.release();

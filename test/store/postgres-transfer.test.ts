@@ -81,6 +81,20 @@ await describePostgres('moving sessions between JSONL and PostgreSQL', () => {
     expect(buildPlanForSession(buildConversation(await back.read(last.ref)))).toEqual(plan);
   });
 
+  it('two imports of one session at once: one writes it, the other is refused, nothing is doubled', async () => {
+    const store = new PostgresSessionStore({ spec: (await newDatabase()).url, env: {} });
+    const bytes = readFileSync(join(CORPUS_DIR, 'clean-tool-round-trip', 'session.jsonl'));
+    const scope = { projectRoot: '/work/twice', cwd: '/work/twice' };
+    const outcomes = await Promise.allSettled([0, 1].map(() => importSession(store, scope, Readable.from([bytes]), { who })));
+    const done = outcomes.filter((o) => o.status === 'fulfilled');
+    const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as { code?: string }] : []));
+    expect(done).toHaveLength(1);
+    expect(refused.map((e) => e.code)).toEqual([expect.stringMatching(/^session_(exists|locked)$/)]);
+    const ref = (done[0] as PromiseFulfilledResult<{ ref: Parameters<SessionStore['read']>[0] }>).value.ref;
+    expect((await exported(store, ref)).equals(bytes)).toBe(true);
+    await store.close();
+  });
+
   it('streams a session longer than several read batches whole and in order', async () => {
     const store = new PostgresSessionStore({ spec: (await newDatabase()).url, env: {}, tuning: { readBatch: 7 } });
     const id = '0b6f3a5e-6c9e-4a1e-9d53-2f7f0c1d9e01';

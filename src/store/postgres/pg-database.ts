@@ -15,6 +15,7 @@ export class PgDatabase {
   /** Set once the schema is known to be current; reads of an unmigrated database re-check each time. */
   private migrated = false;
   private migrating: Promise<MigrationResult> | null = null;
+  private schemaSeen = false;
 
   constructor(
     readonly target: PgTarget,
@@ -82,7 +83,10 @@ export class PgDatabase {
 
   /** Whether the store's tables exist; a read of a database without them finds nothing. */
   async hasSchema(): Promise<boolean> {
-    return this.migrated || (await this.schemaVersion()) > 0;
+    if (this.migrated || this.schemaSeen) return true;
+    // Once seen, the schema stays (nothing drops it), so later reads skip the look-up.
+    this.schemaSeen = (await this.schemaVersion()) > 0;
+    return this.schemaSeen;
   }
 
   /** Creates or upgrades the schema (idempotent; safe against a concurrent migrate). */
