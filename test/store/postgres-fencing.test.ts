@@ -144,6 +144,20 @@ await describePostgres('PostgreSQL lease fencing', () => {
     await store.close();
   });
 
+  it('reads go on after the pooled connections were cut', async () => {
+    const { store, ref, id, url } = await setup();
+    const a = await store.acquire(ref, A);
+    await a.append(rec(id, 1, 'A'), { durable: true });
+    await a.release();
+    expect((await store.read(ref)).records).toHaveLength(1);
+    const name = new URL(url).pathname.slice(1);
+    // Cut every connection the store's pool holds (the idle one the read just used).
+    const cut = await adminQuery(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
+    expect(cut.rows[0].n).toBeGreaterThanOrEqual(1);
+    expect((await store.read(ref)).records).toHaveLength(1);
+    await store.close();
+  });
+
   it('records are append-only in the database itself', async () => {
     const { store, ref, id, url } = await setup();
     const a = await store.acquire(ref, A);

@@ -5,6 +5,7 @@
  * is present, and migrates only when asked to or before the first write.
  */
 import pg from 'pg';
+import { isMendError } from '../../errors.js';
 import { LATEST_VERSION } from './pg-schema.js';
 import { assertKnownVersion, runMigrations, schemaVersion, type MigrationResult } from './pg-migrate.js';
 import { clientConfig, poolConfig, type PgTarget, type PgTuning } from './pg-config.js';
@@ -41,8 +42,28 @@ export class PgDatabase {
     }
   }
 
-  /** Runs `fn` on a pooled connection; connection failures become store_unavailable. */
+  /**
+   * Runs `fn` on a pooled connection; connection failures become store_unavailable.
+   * A read whose pooled connection turns out dead (the server restarted, an idle
+   * connection was cut) is retried on fresh connections with bounded backoff:
+   * reads are idempotent. Writes here (migrations) are not retried.
+   */
   async withClient<T>(doing: string, fn: (client: pg.PoolClient) => Promise<T>, kind: 'read' | 'write' = 'read'): Promise<T> {
+    const attempts = kind === 'read' ? Math.max(1, this.tuning.reconnectAttempts) : 1;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.once(doing, fn, kind);
+      } catch (error) {
+        // A server that refuses new connections is reported at once; only a connection
+        // that died under a read is worth another try.
+        const diedMidRead = isMendError(error, 'store_unavailable') && error.details?.['phase'] === 'query';
+        if (attempt >= attempts || !diedMidRead) throw error;
+        await new Promise((resolve) => setTimeout(resolve, this.tuning.reconnectBaseDelayMs * 2 ** (attempt - 1)));
+      }
+    }
+  }
+
+  private async once<T>(doing: string, fn: (client: pg.PoolClient) => Promise<T>, kind: 'read' | 'write'): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.getPool().connect();
@@ -54,7 +75,9 @@ export class PgDatabase {
       return await fn(client);
     } catch (error) {
       broken = true;
-      throw kind === 'read' ? readError(this.target, error, doing) : writeError(this.target, error, doing);
+      const mapped = kind === 'read' ? readError(this.target, error, doing) : writeError(this.target, error, doing);
+      if (mapped.code === 'store_unavailable' && mapped.details) mapped.details['phase'] = 'query';
+      throw mapped;
     } finally {
       // A client that failed mid-statement may be in an unknown state: drop it rather than reuse it.
       client.release(broken);
