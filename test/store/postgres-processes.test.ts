@@ -5,11 +5,16 @@
  * an empty database at the same moment: both succeed, each version once.
  */
 import { randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { execa, type ResultPromise } from 'execa';
 import { expect, it } from 'vitest';
 import { adminQuery, databasesForFile, describePostgres } from '../support/postgres.js';
+import { isMendError } from '../../src/errors.js';
+import { buildPlanForSession } from '../../src/recovery/index.js';
+import { buildConversation } from '../../src/session/conversation-loader.js';
+import { readSessionLog } from '../../src/session/log-reader.js';
+import { CORPUS_DIR } from '../support/corpus.js';
 import { LATEST_VERSION } from '../../src/store/postgres/pg-schema.js';
 import { PostgresSessionStore } from '../../src/store/postgres/pg-store.js';
 
@@ -71,6 +76,40 @@ await describePostgres('PostgreSQL store across processes', () => {
     } finally {
       for (const child of children) child.stdin!.end();
       await Promise.all(children);
+    }
+  });
+
+  it('a writer killed mid-tool on machine A: B is refused while A lives, then plans a crash and takes over', { timeout: 60_000 }, async () => {
+    const db = await newDatabase();
+    const fixture = join(CORPUS_DIR, 'dangling-single-call', 'session.jsonl');
+    const a = spawnWriter(['hold', db.url, fixture, 'machine-a', '/work/two-machines']);
+    const store = new PostgresSessionStore({ spec: db.url, env: {} });
+    try {
+      const written = await nextLine(jsonLines(a), a);
+      expect(written).toMatchObject({ epoch: 1 });
+      const scope = { projectRoot: '/work/two-machines', cwd: '/work/two-machines' };
+      const ref = (await store.latest(scope))!;
+      expect(ref).not.toBeNull();
+      expect(await store.activeWriter(ref)).toMatchObject({ host: 'machine-a', pid: a.pid, epoch: 1 });
+      const refused = await store.acquire(ref, { host: 'machine-b', pid: process.pid }).catch((e: unknown) => e);
+      expect(isMendError(refused, 'session_locked')).toBe(true);
+      expect((refused as { details?: unknown }).details).toMatchObject({ host: 'machine-a', pid: a.pid });
+
+      a.kill('SIGKILL');
+      await a;
+      // The server frees the lock when the dead process's connection closes.
+      for (let i = 0; i < 100 && (await store.activeWriter(ref)) !== null; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(await store.activeWriter(ref)).toBeNull();
+      const plan = buildPlanForSession(buildConversation(await store.read(ref)));
+      expect([plan.kind, plan.cause, plan.canContinue]).toEqual(['interrupted_turn', 'crash', true]);
+      expect(plan).toEqual(buildPlanForSession(buildConversation(await readSessionLog(fixture))));
+      const b = await store.acquire(ref, { host: 'machine-b', pid: process.pid });
+      expect(b.holder.epoch).toBe(2);
+      await b.release();
+    } finally {
+      a.kill('SIGKILL');
+      await a;
+      await store.close();
     }
   });
 

@@ -7,8 +7,13 @@
  *                               writer lease; the winner appends 10 records,
  *                               prints {"outcome":"won"} and holds the lease until
  *                               stdin ends; a loser prints {"outcome":"locked", details}
+ *   hold URL FILE HOST ROOT     append every record of the JSONL FILE (durable, as
+ *                               before a tool starts), print {"written": n, "epoch"}
+ *                               and hold the lease until killed ("mid-tool")
  */
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import type { ChatRecord } from '../../src/session/records.js';
 import { errorCodeOf, isMendError } from '../../src/errors.js';
 import { PostgresSessionStore } from '../../src/store/postgres/pg-store.js';
 import { record } from './store-records.js';
@@ -46,6 +51,16 @@ if (mode === 'migrate') {
   }
   stdin.close();
   await store.close();
+} else if (mode === 'hold') {
+  // Here `sessionId` is the JSONL file to copy.
+  const lines = readFileSync(sessionId!, 'utf8').split('\n').filter((l) => l !== '');
+  const records = lines.map((l) => JSON.parse(l) as ChatRecord);
+  const ref = await store.newSession({ projectRoot: root!, cwd: root! }, records[0]!.sessionId);
+  const lease = await store.acquire(ref, { host: host!, pid: process.pid });
+  for (const r of records) await lease.append(r, { durable: true });
+  say({ written: records.length, epoch: lease.holder.epoch });
+  // Mid-tool: hold the lease until SIGKILL.
+  setInterval(() => undefined, 60_000);
 } else {
   say({ error: `unknown mode ${mode}` });
   process.exitCode = 2;
