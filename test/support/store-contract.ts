@@ -13,7 +13,7 @@ import { PassThrough, Readable } from 'node:stream';
 import fc from 'fast-check';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { isMendError } from '../../src/errors.js';
 import { buildPlanForSession } from '../../src/recovery/index.js';
 import { buildConversation } from '../../src/session/conversation-loader.js';
@@ -86,8 +86,10 @@ export function storeContract(options: StoreContractOptions): void {
     opened.push(store);
     return store;
   };
-  afterAll(async () => {
-    for (const store of opened) await store.close();
+  // Closed after each test: a database store's pool would otherwise keep idle
+  // connections open while other test files race 50 writers on the same server.
+  afterEach(async () => {
+    for (const store of opened.splice(0)) await store.close();
   });
   const notApplicable = options.notApplicable ?? {};
 
