@@ -72,9 +72,10 @@ export async function createTestDatabase(label = 't'): Promise<TestDatabase> {
 /** A fresh database per call, all dropped after the file's tests. */
 export function databasesForFile(label: string): () => Promise<TestDatabase> {
   const created: TestDatabase[] = [];
+  // Dropping waits for checkpoints on a busy server: more time than a test hook's default.
   afterAll(async () => {
     for (const db of created) await db.drop();
-  });
+  }, 180_000);
   return async () => {
     const db = await createTestDatabase(label);
     created.push(db);

@@ -13,7 +13,7 @@ import { PassThrough, Readable } from 'node:stream';
 import fc from 'fast-check';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { isMendError } from '../../src/errors.js';
 import { buildPlanForSession } from '../../src/recovery/index.js';
 import { buildConversation } from '../../src/session/conversation-loader.js';
@@ -29,7 +29,7 @@ export { record };
 
 export interface StoreContractOptions {
   name: string;
-  /** A fresh, empty store of this kind (the suite closes it). */
+  /** A fresh, empty store of this kind, independent of every other one it returned (the suite closes it). */
   open(): Promise<SessionStore>;
   /**
    * Puts a session's lines into the store as they are (for JSONL: the file's
@@ -80,6 +80,14 @@ async function collect(writable: (w: PassThrough) => Promise<unknown>): Promise<
 }
 
 export function storeContract(options: StoreContractOptions): void {
+  // Most tests share one store: they use fresh project scopes and session ids (the
+  // corpus cases' ids are distinct), which keeps a database store to a few
+  // databases instead of one per test. Tests that need an empty store open one.
+  let sharedStore: Promise<SessionStore> | null = null;
+  const shared = (): Promise<SessionStore> => (sharedStore ??= options.open());
+  afterAll(async () => {
+    await (await sharedStore)?.close();
+  });
   const opened: SessionStore[] = [];
   const open = async (): Promise<SessionStore> => {
     const store = await options.open();
@@ -106,7 +114,7 @@ export function storeContract(options: StoreContractOptions): void {
         const why = notApplicable[c.name];
         if (why !== undefined) {
           it(`${c.name}: not applicable (${why}); the store refuses it`, async () => {
-            const store = await open();
+            const store = await shared();
             const lines = fixtureLines(c.name);
             await expect(
               (async () => {
@@ -118,7 +126,7 @@ export function storeContract(options: StoreContractOptions): void {
           continue;
         }
         it(c.name, async () => {
-          const store = await open();
+          const store = await shared();
           const lines = fixtureLines(c.name);
           const ref = await options.seed(store, scopeFor(c.name), sessionIdOf(lines), lines);
           const core = await planThroughCore(c.name);
@@ -130,7 +138,7 @@ export function storeContract(options: StoreContractOptions): void {
     });
 
     it('property: shuffled and duplicated corpus records give the core plan', { timeout: 120_000 }, async () => {
-      const store = await open();
+      const store = await shared();
       const holdable = listCorpus()
         .filter((c) => !(c.name in notApplicable))
         .map((c) => fixtureLines(c.name).filter((l) => l !== ''))
@@ -173,7 +181,7 @@ export function storeContract(options: StoreContractOptions): void {
     });
 
     it('reads appended records back in append order, exactly as written', async () => {
-      const store = await open();
+      const store = await shared();
       const scope = scopeFor('order');
       const id = randomUUID();
       const ref = await store.newSession(scope, id);
@@ -201,7 +209,7 @@ export function storeContract(options: StoreContractOptions): void {
     });
 
     it('a second writer is refused with session_locked naming the holder; release lets it in', async () => {
-      const store = await open();
+      const store = await shared();
       const scope = scopeFor('lease');
       const id = randomUUID();
       const ref = await store.newSession(scope, id);
@@ -230,7 +238,7 @@ export function storeContract(options: StoreContractOptions): void {
     });
 
     it('lists the sessions of a project, newest first; latest is the newest; other projects see none', async () => {
-      const store = await open();
+      const store = await shared();
       const scope = scopeFor('list');
       const older = randomUUID();
       const newer = randomUUID();
@@ -260,7 +268,7 @@ export function storeContract(options: StoreContractOptions): void {
     });
 
     it('refuses a malformed resume target before any I/O', async () => {
-      const store = await open();
+      const store = await shared();
       await expect(store.resolve(scopeFor('resolve'), '../../etc/passwd')).rejects.toSatisfy((e) => isMendError(e, 'invalid_resume_target'));
     });
 
