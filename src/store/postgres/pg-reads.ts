@@ -19,7 +19,7 @@ import type pg from 'pg';
 import { readRecordLines, type ReadResult } from '../../session/log-reader.js';
 import { sanitizeProjectRoot } from '../../session/session-paths.js';
 import type { SessionListing, SessionRef } from '../session-store.js';
-import { LeaseRowSchema, ListingRowSchema, RecordRowSchema, SessionRowSchema, type LeaseRow, type SessionRow } from './pg-rows.js';
+import { LeaseHolderRowSchema, LeaseRowSchema, ListingRowSchema, RecordRowSchema, SessionRowSchema, type LeaseRow, type SessionRow } from './pg-rows.js';
 import { LEASE_HOLDER } from './pg-sql.js';
 
 export const READ_BATCH = 5000;
@@ -107,7 +107,33 @@ export async function listSessionRows(client: pg.ClientBase, scopeRoot: string, 
     .sort((a, b) => (b.lastUpdate ?? '').localeCompare(a.lastUpdate ?? ''));
 }
 
-export async function leaseRow(client: pg.ClientBase, sessionId: string): Promise<LeaseRow | null> {
-  const raw = (await client.query(LEASE_HOLDER, [sessionId])).rows[0];
-  return raw === undefined ? null : LeaseRowSchema.parse(raw);
+export interface LeaseHolder {
+  /** The lease row, or null for a session never leased. */
+  row: LeaseRow | null;
+  /** Someone holds the session's advisory lock. */
+  locked: boolean;
+  /** The row describes the lock's holder (false while a new writer is between lock and epoch bump). */
+  current: boolean;
+}
+
+async function leaseHolderOnce(client: pg.ClientBase, sessionId: string): Promise<LeaseHolder> {
+  const raw = (await client.query(LEASE_HOLDER, [sessionId])).rows[0] as Record<string, unknown>;
+  const head = LeaseHolderRowSchema.parse(raw);
+  const row = head.session_id === null ? null : LeaseRowSchema.parse(raw);
+  const locked = head.lock_pid !== null;
+  return { row, locked, current: locked && row !== null && row.backend_pid === head.lock_pid };
+}
+
+/**
+ * Who holds the session's lease. A writer that just took the lock bumps the
+ * row a few ms later: wait up to `settleMs` for the row to name the lock's
+ * holder, so a refused writer is told who won instead of "unknown".
+ */
+export async function leaseHolder(client: pg.ClientBase, sessionId: string, settleMs = 2000): Promise<LeaseHolder> {
+  const deadline = Date.now() + settleMs;
+  for (;;) {
+    const holder = await leaseHolderOnce(client, sessionId);
+    if (!holder.locked || holder.current || Date.now() >= deadline) return holder;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

@@ -42,9 +42,14 @@ export const LeaseRowSchema = z.looseObject({
   pid: z.number().int(),
   since: timestampLike,
   backend_pid: z.number().int().nullable(),
-  live: z.boolean().optional(),
 });
 export type LeaseRow = z.infer<typeof LeaseRowSchema>;
+
+/** The lease row (absent for a session never leased) and the lock holder's backend pid (null: nobody holds it). */
+export const LeaseHolderRowSchema = z.looseObject({
+  session_id: z.string().nullable(),
+  lock_pid: z.number().int().nullable(),
+});
 
 export const RecordRowSchema = z.looseObject({ seq: bigintLike, record: z.string() });
 

@@ -16,17 +16,24 @@ import { SESSION_LOCK_CLASS } from './pg-schema.js';
 export const TRY_LOCK = `SELECT pg_try_advisory_lock(${SESSION_LOCK_CLASS}, hashtext($1)) AS locked`;
 export const UNLOCK = `SELECT pg_advisory_unlock(${SESSION_LOCK_CLASS}, hashtext($1)) AS unlocked`;
 
-/** Whether any connection holds the session's advisory lock right now (the lease row alone proves nothing). */
-const LOCK_HELD = `EXISTS (
-  SELECT 1 FROM pg_locks k
+/** The backend holding the session's advisory lock right now, if any (the lease row alone proves nothing). */
+const LOCK_PID = `(
+  SELECT k.pid FROM pg_locks k
    WHERE k.locktype = 'advisory' AND k.granted AND k.objsubid = 2
      AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())
      AND k.classid::bigint = ${SESSION_LOCK_CLASS}
-     AND k.objid::bigint = (hashtext($1)::bigint & 4294967295))`;
+     AND k.objid::bigint = (hashtext($1)::bigint & 4294967295)
+   LIMIT 1)`;
 
-/** Arguments: session id. The lease row with `live`. */
-export const LEASE_HOLDER = `SELECT session_id, epoch, host, pid, since, backend_pid, ${LOCK_HELD} AS live
-  FROM mend.leases WHERE session_id = $1`;
+/**
+ * Arguments: session id. The lease row and the pid of the lock's holder. The row
+ * describes the live writer only when its backend_pid is that pid: between
+ * taking the lock and bumping the epoch (a few ms) a new writer holds the lock
+ * while the row still names the previous one, or no row exists yet.
+ */
+export const LEASE_HOLDER = `SELECT l.session_id, l.epoch, l.host, l.pid, l.since, l.backend_pid, h.lock_pid
+  FROM (SELECT ${LOCK_PID} AS lock_pid) h
+  LEFT JOIN mend.leases l ON l.session_id = $1`;
 
 /** Arguments: session id, host, pid, since. Run while holding the advisory lock. */
 export const TAKE_LEASE = `INSERT INTO mend.leases AS l (session_id, epoch, host, pid, since, backend_pid)

@@ -18,7 +18,7 @@ import { PgDatabase } from './pg-database.js';
 import { readError, writeError } from './pg-errors.js';
 import { PostgresLease } from './pg-lease.js';
 import type { MigrationResult } from './pg-migrate.js';
-import { latestSessionRow, leaseRow, listSessionRows, readSessionRows, sessionLines, sessionRow } from './pg-reads.js';
+import { latestSessionRow, leaseHolder, listSessionRows, type LeaseHolder, readSessionRows, sessionLines, sessionRow } from './pg-reads.js';
 import { NEXT_SEQ, TAKE_LEASE, TRY_LOCK, WRITER_SETTINGS } from './pg-sql.js';
 import { z } from 'zod';
 
@@ -137,10 +137,10 @@ export class PostgresSessionStore implements SessionStore {
 
   async activeWriter(ref: SessionRef): Promise<ActiveWriter | null> {
     if (!(await this.db.hasSchema())) return null;
-    const row = await this.db.withClient('looking up the writer', (c) => leaseRow(c, ref.sessionId));
+    const holder = await this.db.withClient('looking up the writer', (c) => leaseHolder(c, ref.sessionId));
     // The row survives its writer; only a held advisory lock proves a live one.
-    if (row === null || row.live !== true || row.backend_pid === null) return null;
-    return { store: 'postgres', host: row.host, pid: row.pid, since: row.since, epoch: row.epoch };
+    if (!holder.locked) return null;
+    return writerOf(holder);
   }
 
   async acquire(ref: SessionRef, who: WriterIdentity): Promise<WriterLease> {
@@ -151,8 +151,8 @@ export class PostgresSessionStore implements SessionStore {
       for (const sql of WRITER_SETTINGS) await client.query(sql);
       const locked = (await client.query<{ locked: boolean }>(TRY_LOCK, [ref.sessionId])).rows[0]?.locked === true;
       if (!locked) {
-        const row = await leaseRow(client, ref.sessionId);
-        const details = { sessionId: ref.sessionId, host: row?.host ?? 'unknown', pid: row?.pid ?? 0, since: row?.since ?? '', epoch: row?.epoch ?? 0 };
+        const writer = writerOf(await leaseHolder(client, ref.sessionId));
+        const details = { sessionId: ref.sessionId, host: writer.host, pid: writer.pid, since: writer.since, epoch: writer.epoch ?? 0 };
         throw new MendError(
           'session_locked',
           `Session ${ref.sessionId} is being written by another mend process (pid ${details.pid} on ${details.host}, since ${details.since}, epoch ${details.epoch})`,
@@ -172,4 +172,10 @@ export class PostgresSessionStore implements SessionStore {
   async close(): Promise<void> {
     await this.db.close();
   }
+}
+
+/** The live writer as reported; a lock whose row has not caught up (rare, ms) is reported as far as known. */
+function writerOf(holder: LeaseHolder): ActiveWriter & { epoch: number } {
+  const row = holder.current ? holder.row : null;
+  return { store: 'postgres', host: row?.host ?? 'unknown', pid: row?.pid ?? 0, since: row?.since ?? '', epoch: row?.epoch ?? 0 };
 }
