@@ -51,6 +51,8 @@ export interface SessionListing {
   lastUpdate: string | null;
   records: number;
   firstPrompt: string | null;
+  /** Optional (added for the PostgreSQL store, which keeps it): the session's title from its latest `custom_title` record. */
+  title?: string;
   /** Present when the session could not be read; the other fields are then best effort. */
   error?: { code: string; message: string };
 }

@@ -81,6 +81,15 @@ await describePostgres('moving sessions between JSONL and PostgreSQL', () => {
     expect(buildPlanForSession(buildConversation(await back.read(last.ref)))).toEqual(plan);
   });
 
+  it('keeps the title of a Qwen custom_title record on the session and lists it', async () => {
+    const store = new PostgresSessionStore({ spec: (await newDatabase()).url, env: {} });
+    const scope = { projectRoot: '/work/titled', cwd: '/work/titled' };
+    const bytes = readFileSync(join(CORPUS_DIR, 'system-records-on-chain', 'session.jsonl'));
+    await importSession(store, scope, Readable.from([bytes]), { who });
+    expect((await store.list(scope)).map((l) => l.title)).toEqual(['PayPal module summary']);
+    await store.close();
+  });
+
   it('two imports of one session at once: one writes it, the other is refused, nothing is doubled', async () => {
     const store = new PostgresSessionStore({ spec: (await newDatabase()).url, env: {} });
     const bytes = readFileSync(join(CORPUS_DIR, 'clean-tool-round-trip', 'session.jsonl'));

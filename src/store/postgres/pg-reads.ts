@@ -103,6 +103,7 @@ export async function listSessionRows(client: pg.ClientBase, scopeRoot: string, 
       lastUpdate: row.last_ts,
       records: row.records,
       firstPrompt: row.first_prompt === null ? null : row.first_prompt.slice(0, 200),
+      ...(typeof row.title === 'string' ? { title: row.title } : {}),
     }))
     .sort((a, b) => (b.lastUpdate ?? '').localeCompare(a.lastUpdate ?? ''));
 }

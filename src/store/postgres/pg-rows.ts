@@ -67,12 +67,13 @@ export const RecordInsertSchema = z.strictObject({
 });
 export type RecordInsert = z.infer<typeof RecordInsertSchema>;
 
-/** Session title: the latest `custom_title` system record's title, as Qwen writes it. */
+/** Session title: the latest `custom_title` system record's, as Qwen Code writes it (`systemPayload.customTitle`). */
 function titleOf(record: ChatRecord): string | null {
   if (record.type !== 'system' || record.subtype !== 'custom_title') return null;
   const payload = (record as { systemPayload?: unknown }).systemPayload;
-  const title = typeof payload === 'object' && payload !== null ? (payload as { title?: unknown }).title : undefined;
-  return typeof title === 'string' ? title : null;
+  if (typeof payload !== 'object' || payload === null) return null;
+  const { customTitle, title } = payload as { customTitle?: unknown; title?: unknown };
+  return typeof customTitle === 'string' ? customTitle : typeof title === 'string' ? title : null;
 }
 
 export function recordInsert(sessionId: string, seq: number, record: ChatRecord, text: string): RecordInsert {
