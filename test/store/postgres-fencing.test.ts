@@ -60,6 +60,7 @@ await describePostgres('PostgreSQL lease fencing', () => {
 
     const lost = await refusal(a.append(rec(id, 2, 'A'), { durable: true }));
     expect(isMendError(lost, 'session_lease_lost')).toBe(true);
+    expect((lost as { details?: unknown }).details).toMatchObject({ epoch: 1, holder: { host: B.host, pid: B.pid, epoch: 2 } });
     // Lost for good, also for a later append.
     expect(isMendError(await refusal(a.append(rec(id, 3, 'A'), { durable: false })), 'session_lease_lost')).toBe(true);
 

@@ -18,6 +18,7 @@ import { sanitizeProjectRoot } from '../../session/session-paths.js';
 import type { AppendOptions, SessionRef, WriterLease } from '../session-store.js';
 import type { PgDatabase } from './pg-database.js';
 import { isConnectionError, writeError } from './pg-errors.js';
+import { leaseHolder } from './pg-reads.js';
 import { recordInsert } from './pg-rows.js';
 import { APPEND, RECLAIM_LEASE, RECORD_AT, RELEASE_LEASE, TRY_LOCK, UNLOCK, WRITER_SETTINGS } from './pg-sql.js';
 import { z } from 'zod';
@@ -85,7 +86,7 @@ export class PostgresLease implements WriterLease {
       try {
         await this.commitMode(client, options.durable);
         const result = AppendResultRow.parse((await client.query(APPEND, params)).rows[0]);
-        if (result.leased === 0) throw this.loseLease('its epoch is no longer current (another writer took the session over)');
+        if (result.leased === 0) throw await this.loseLease(client, 'its epoch is no longer current (another writer took the session over)');
         if (result.inserted === 0) await this.confirmRetried(client, row.seq, row.text);
         this.nextSeq++;
         return;
@@ -122,12 +123,22 @@ export class PostgresLease implements WriterLease {
     });
   }
 
-  private loseLease(why: string): MendError {
-    this.lost = new MendError('session_lease_lost', `The writer lease of session ${this.ref.sessionId} (epoch ${this.epoch}) was lost: ${why}`, {
+  /** From now on every append fails; the error names who holds the session now, when someone does. */
+  private async loseLease(client: pg.Client, why: string): Promise<MendError> {
+    let now: { host: string; pid: number; epoch: number } | null = null;
+    try {
+      const holder = await leaseHolder(client, this.ref.sessionId, 500);
+      if (holder.current && holder.row) now = { host: holder.row.host, pid: holder.row.pid, epoch: holder.row.epoch };
+    } catch {
+      // Naming the new holder is a courtesy; the lease is lost either way.
+    }
+    const by = now ? ` Now held by pid ${now.pid} on ${now.host} (epoch ${now.epoch}).` : '';
+    this.lost = new MendError('session_lease_lost', `The writer lease of session ${this.ref.sessionId} (epoch ${this.epoch}) was lost: ${why}.${by}`, {
       sessionId: this.ref.sessionId,
       epoch: this.epoch,
+      ...(now ? { holder: now } : {}),
     });
-    void this.dropClient();
+    if (this.client === client) void this.dropClient();
     return this.lost;
   }
 
@@ -148,14 +159,16 @@ export class PostgresLease implements WriterLease {
         for (const sql of WRITER_SETTINGS) await client.query(sql);
         const locked = (await client.query<{ locked: boolean }>(TRY_LOCK, [this.ref.sessionId])).rows[0]?.locked === true;
         if (!locked) {
+          const lost = await this.loseLease(client, 'another writer holds the session lock');
           await client.end().catch(() => undefined);
-          throw this.loseLease('another connection holds the session lock');
+          throw lost;
         }
         const reclaimed = (await client.query(RECLAIM_LEASE, [this.ref.sessionId, this.epoch])).rowCount === 1;
         if (!reclaimed) {
           await client.query(UNLOCK, [this.ref.sessionId]).catch(() => undefined);
+          const lost = await this.loseLease(client, 'its epoch is no longer current (another writer took the session over)');
           await client.end().catch(() => undefined);
-          throw this.loseLease('its epoch is no longer current (another writer took the session over)');
+          throw lost;
         }
         this.client = client;
         this.synchronousCommit = 'on';
