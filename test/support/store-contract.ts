@@ -7,12 +7,11 @@
  * refuses them rather than taking the list's word for it.
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
-import fc from 'fast-check';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import fc from 'fast-check';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { isMendError } from '../../src/errors.js';
 import { buildPlanForSession } from '../../src/recovery/index.js';
@@ -23,6 +22,7 @@ import type { ChatRecord } from '../../src/session/records.js';
 import { exportSession, importSession } from '../../src/store/session-transfer.js';
 import type { ProjectScope, SessionRef, SessionStore } from '../../src/store/session-store.js';
 import { CORPUS_DIR, listCorpus } from './corpus.js';
+import { collect, fixtureLines, OTHER, planThroughCore, scopeFor, sessionIdOf, WRITER } from './store-fixtures.js';
 import { record } from './store-records.js';
 
 export { record };
@@ -39,44 +39,6 @@ export interface StoreContractOptions {
   seed(store: SessionStore, scope: ProjectScope, sessionId: string, lines: string[]): Promise<SessionRef>;
   /** Corpus cases this store cannot hold, by name, with the reason. */
   notApplicable?: Record<string, string>;
-}
-
-export const WRITER = { host: 'contract-host-a', pid: process.pid };
-export const OTHER = { host: 'contract-host-b', pid: process.pid };
-
-export function scopeFor(label: string): ProjectScope {
-  const root = `/work/contract/${label}-${randomUUID().slice(0, 8)}`;
-  return { projectRoot: root, cwd: root };
-}
-
-export function fixtureLines(caseName: string): string[] {
-  return readFileSync(join(CORPUS_DIR, caseName, 'session.jsonl'), 'utf8').split('\n');
-}
-
-/** The session id a fixture's records carry (a fresh one for a file without records). */
-export function sessionIdOf(lines: string[]): string {
-  for (const line of lines) {
-    try {
-      const id = (JSON.parse(line) as { sessionId?: unknown }).sessionId;
-      if (typeof id === 'string' && id.length > 0) return id;
-    } catch {
-      // Not a record: look further.
-    }
-  }
-  return randomUUID();
-}
-
-async function planThroughCore(caseName: string) {
-  const read = await readSessionLog(join(CORPUS_DIR, caseName, 'session.jsonl'));
-  return { read, plan: buildPlanForSession(buildConversation(read)) };
-}
-
-async function collect(writable: (w: PassThrough) => Promise<unknown>): Promise<Buffer> {
-  const sink = new PassThrough();
-  const chunks: Buffer[] = [];
-  sink.on('data', (c: Buffer) => chunks.push(c));
-  await writable(sink);
-  return Buffer.concat(chunks);
 }
 
 export function storeContract(options: StoreContractOptions): void {
