@@ -4,6 +4,7 @@
  * of an empty (unmigrated) database write nothing at all.
  */
 import { randomUUID } from 'node:crypto';
+import { inspect } from 'node:util';
 import { expect, it } from 'vitest';
 import { isMendError, type MendError } from '../../src/errors.js';
 import { openStore, migrateStore, storeSpec } from '../../src/store/open-store.js';
@@ -15,15 +16,14 @@ import { adminQuery, databasesForFile, describePostgres } from '../support/postg
 const newDatabase = databasesForFile('config');
 
 it('resolves a URL first, then PG* variables, then libpq defaults', () => {
-  expect(resolvePgTarget('postgres://u:pw@db.example:6543/mendb?application_name=x', { PGHOST: 'ignored', PGDATABASE: 'ignored' })).toEqual({
-    host: 'db.example',
-    port: 6543,
-    database: 'mendb',
-    user: 'u',
-    password: 'pw',
-    sslmode: 'disable',
-    applicationName: 'x',
-  });
+  const fromUrl = resolvePgTarget('postgres://u:pw@db.example:6543/mendb?application_name=x', { PGHOST: 'ignored', PGDATABASE: 'ignored' });
+  expect(fromUrl).toEqual({ host: 'db.example', port: 6543, database: 'mendb', user: 'u', sslmode: 'disable', applicationName: 'x' });
+  expect(fromUrl.password).toBe('pw');
+  // The password is there for the driver, never in a dump of the target or the store.
+  expect(JSON.stringify(fromUrl)).not.toContain('pw');
+  const store = new PostgresSessionStore({ spec: 'postgres://u:hunter2@db.example/mendb', env: {} });
+  expect(JSON.stringify(store)).toBe('{"kind":"postgres","target":"db.example:5432/mendb"}');
+  expect(inspect(store, { showHidden: false })).not.toContain('hunter2');
   const fromEnv = resolvePgTarget('postgres', { PGHOST: 'h', PGPORT: '5433', PGDATABASE: 'd', PGUSER: 'me', PGPASSWORD: 'secret', PGSSLMODE: 'require' });
   expect(fromEnv).toMatchObject({ host: 'h', port: 5433, database: 'd', user: 'me', password: 'secret', sslmode: 'require' });
   expect(describeTarget(fromEnv)).toBe('h:5433/d');

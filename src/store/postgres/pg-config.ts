@@ -72,15 +72,17 @@ export function resolvePgTarget(spec: string, env: Env): PgTarget {
   const portText = fromUrl(url?.port) ?? param('port') ?? env.PGPORT ?? '5432';
   const port = Number(portText);
   if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new MendError('usage', `Invalid PostgreSQL port ${JSON.stringify(portText)}`);
-  return {
+  const target = {
     host: fromUrl(url?.hostname) ?? param('host') ?? env.PGHOST ?? 'localhost',
     port,
     database: fromUrl(url?.pathname.replace(/^\//, '')) ?? param('dbname') ?? env.PGDATABASE ?? user,
     user,
-    password: fromUrl(url?.password) ?? env.PGPASSWORD,
     sslmode: param('sslmode') ?? env.PGSSLMODE ?? 'disable',
     applicationName: param('application_name') ?? env.PGAPPNAME ?? 'mend',
-  };
+  } as PgTarget;
+  // Not enumerable: a target that ends up in a log line or JSON dump shows no password.
+  Object.defineProperty(target, 'password', { value: fromUrl(url?.password) ?? env.PGPASSWORD, enumerable: false });
+  return target;
 }
 
 /** `host:port/database` for messages: no user, no password. */

@@ -37,12 +37,26 @@ const EpochRow = z.object({ epoch: z.coerce.number().int() });
 
 export class PostgresSessionStore implements SessionStore {
   readonly kind = 'postgres' as const;
-  readonly target: PgTarget;
+  /** Private: it holds the password; `description` is what may be shown. */
+  private readonly target: PgTarget;
   private readonly db: PgDatabase;
 
-  constructor(private readonly options: PostgresStoreOptions) {
+  private readonly now: () => string;
+
+  // The spec is not kept: it may hold a password.
+  constructor(options: PostgresStoreOptions) {
     this.target = resolvePgTarget(options.spec, options.env ?? process.env);
     this.db = new PgDatabase(this.target, { ...DEFAULT_TUNING, ...options.tuning });
+    this.now = options.now ?? (() => new Date().toISOString());
+  }
+
+  /** What a log line or a JSON dump of the store shows: never the password. */
+  toJSON(): { kind: 'postgres'; target: string } {
+    return { kind: this.kind, target: this.description };
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `PostgresSessionStore(${this.description})`;
   }
 
   /** `host:port/database`, for messages. */
@@ -144,7 +158,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async acquire(ref: SessionRef, who: WriterIdentity): Promise<WriterLease> {
-    const since = (this.options.now ?? (() => new Date().toISOString()))();
+    const since = this.now();
     const client = await this.db.connectDedicated(`taking the writer lease of session ${ref.sessionId}`);
     try {
       await this.db.ensureSchema(client);
