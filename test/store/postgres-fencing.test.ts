@@ -6,6 +6,7 @@
  * after the new writer's first.
  */
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { expect, it } from 'vitest';
 import { isMendError } from '../../src/errors.js';
 import type { ChatRecord } from '../../src/session/records.js';
@@ -69,6 +70,37 @@ await describePostgres('PostgreSQL lease fencing', () => {
     await b.release();
     const texts = (await store.read(ref)).records.map((r) => (r.record as { message: { parts: { text: string }[] } }).message.parts[0]!.text);
     expect(texts).toEqual(['A 1', 'B 2', 'B 3']);
+    await store.close();
+  });
+
+  it('an append waiting while the epoch is bumped re-checks it and inserts nothing', async () => {
+    const { store, ref, id, url } = await setup();
+    const a = await store.acquire(ref, A);
+    await a.append(rec(id, 1, 'A'), { durable: true });
+    // A takeover's epoch bump, held open in a transaction of its own.
+    const bump = new pg.Client({ connectionString: url });
+    await bump.connect();
+    try {
+      await bump.query('BEGIN');
+      await bump.query('UPDATE mend.leases SET epoch = epoch + 1 WHERE session_id = $1', [id]);
+      const pending = refusal(a.append(rec(id, 2, 'A'), { durable: true }));
+      // Wait until the append is really blocked on the lease row.
+      const writerPid = (a as PostgresLease).backendPid;
+      let blocked = false;
+      for (let i = 0; i < 250 && !blocked; i++) {
+        const waiting = await bump.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`, [writerPid]);
+        blocked = waiting.rowCount === 1;
+        if (!blocked) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(blocked).toBe(true);
+      await bump.query('COMMIT');
+      const lost = await pending;
+      expect(isMendError(lost, 'session_lease_lost')).toBe(true);
+    } finally {
+      await bump.end();
+    }
+    await a.release();
+    expect((await adminQuery('SELECT seq FROM mend.records WHERE session_id = $1', [id], url)).rows).toEqual([{ seq: '1' }]);
     await store.close();
   });
 
