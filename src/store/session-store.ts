@@ -40,6 +40,11 @@ export interface WriterLease {
   readonly ref: SessionRef;
   readonly holder: ActiveWriter;
   append(record: ChatRecord, options: AppendOptions): Promise<void>;
+  /**
+   * Optional (added for import into a database): several records in order, all
+   * or none. Without it callers append one by one.
+   */
+  appendBatch?(records: readonly ChatRecord[], options: AppendOptions): Promise<void>;
   /** Idempotent. Nothing may be appended after it. */
   release(): Promise<void>;
 }

@@ -76,6 +76,9 @@ export async function exportSession(store: SessionStore, ref: SessionRef, writab
   return result;
 }
 
+/** Records per statement when the store takes batches: large enough to amortize round trips, small enough to keep a statement short. */
+const IMPORT_BATCH = 1000;
+
 export interface ImportOptions {
   /** The writer identity the import's lease is taken under. */
   who: WriterIdentity;
@@ -150,7 +153,14 @@ export async function importSession(store: SessionStore, scope: ProjectScope, re
   try {
     // Another import of the same session may have finished between the check above and the lease.
     if (await store.exists(ref)) throw new MendError('session_exists', `session ${ref.sessionId} already exists`, { sessionId: ref.sessionId });
-    for (let i = 0; i < records.length; i++) await lease.append(records[i]!, { durable: i === records.length - 1 });
+    if (lease.appendBatch) {
+      for (let i = 0; i < records.length; i += IMPORT_BATCH) {
+        const end = Math.min(records.length, i + IMPORT_BATCH);
+        await lease.appendBatch(records.slice(i, end), { durable: end === records.length });
+      }
+    } else {
+      for (let i = 0; i < records.length; i++) await lease.append(records[i]!, { durable: i === records.length - 1 });
+    }
   } finally {
     await lease.release();
   }

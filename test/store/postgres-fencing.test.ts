@@ -160,6 +160,26 @@ await describePostgres('PostgreSQL lease fencing', () => {
     await store.close();
   });
 
+  it('a batch append is one statement: all of it, re-sendable, and refused whole once fenced', async () => {
+    const { store, ref, id, url } = await setup();
+    const a = (await store.acquire(ref, A)) as PostgresLease;
+    await a.appendBatch([rec(id, 1, 'A'), rec(id, 2, 'A'), rec(id, 3, 'A')], { durable: true });
+    // Re-sent after a lost answer: recognised, nothing doubled.
+    (a as unknown as { nextSeq: number }).nextSeq = 2;
+    await a.appendBatch([rec(id, 2, 'A'), rec(id, 3, 'A')], { durable: true });
+    await terminate(a);
+    const b = await store.acquire(ref, B);
+    const lost = await refusal(a.appendBatch([rec(id, 4, 'A'), rec(id, 5, 'A')], { durable: true }));
+    expect(isMendError(lost, 'session_lease_lost')).toBe(true);
+    await b.release();
+    const seqs = (await adminQuery('SELECT seq FROM mend.records WHERE session_id = $1 ORDER BY seq', [id], url)).rows.map((r) => Number(r.seq));
+    expect(seqs).toEqual([1, 2, 3]);
+    const session = (await adminQuery('SELECT last_seq, created_at < updated_at AS spans FROM mend.sessions WHERE session_id = $1', [id], url)).rows[0];
+    expect(session).toEqual({ last_seq: '3', spans: true });
+    await a.release();
+    await store.close();
+  });
+
   it('durable appends commit synchronously even where the database default is asynchronous', async () => {
     const { store, ref, id, url } = await setup();
     const name = new URL(url).pathname.slice(1);

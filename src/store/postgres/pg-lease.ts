@@ -19,8 +19,8 @@ import type { AppendOptions, SessionRef, WriterLease } from '../session-store.js
 import type { PgDatabase } from './pg-database.js';
 import { isConnectionError, writeError } from './pg-errors.js';
 import { leaseHolder } from './pg-reads.js';
-import { recordInsert } from './pg-rows.js';
-import { APPEND, RECLAIM_LEASE, RECORD_AT, RELEASE_LEASE, TRY_LOCK, UNLOCK, WRITER_SETTINGS } from './pg-sql.js';
+import { batchParams, recordInsert, RecordRowSchema, type RecordInsert } from './pg-rows.js';
+import { APPEND, RECLAIM_LEASE, RECORDS_AT, RELEASE_LEASE, TRY_LOCK, UNLOCK, WRITER_SETTINGS } from './pg-sql.js';
 import { z } from 'zod';
 
 const AppendResultRow = z.object({ leased: z.number().int(), inserted: z.number().int() });
@@ -51,48 +51,65 @@ export class PostgresLease implements WriterLease {
   }
 
   append(record: ChatRecord, options: AppendOptions): Promise<void> {
-    const run = this.tail.then(() => this.appendNow(record, options));
+    return this.appendBatch([record], options);
+  }
+
+  /**
+   * Several records in order, as ONE statement (import uses it): all or none,
+   * under the same epoch check as a single append. Optional in WriterLease.
+   */
+  appendBatch(records: readonly ChatRecord[], options: AppendOptions): Promise<void> {
+    const run = this.tail.then(() => this.appendNow(records, options));
     this.tail = run.catch(() => undefined);
     return run;
   }
 
-  private async appendNow(record: ChatRecord, options: AppendOptions): Promise<void> {
+  private rowsFor(records: readonly ChatRecord[]): RecordInsert[] {
+    return records.map((record, i) => {
+      const check = validateChatRecord(record);
+      if (!check.ok) throw new MendError('session_write_failed', `Refusing to write an invalid record: ${check.reason}`, { uuid: record.uuid });
+      if (record.sessionId !== this.ref.sessionId) {
+        throw new MendError('session_write_failed', `Refusing to write a record of session ${record.sessionId} into session ${this.ref.sessionId}`, {
+          sessionId: this.ref.sessionId,
+        });
+      }
+      return recordInsert(this.ref.sessionId, this.nextSeq + i, record, JSON.stringify(record));
+    });
+  }
+
+  private async appendNow(records: readonly ChatRecord[], options: AppendOptions): Promise<void> {
     if (this.released) throw new Error(`internal: append to ${this.ref.location} after its lease was released`);
     if (this.lost) throw this.lost;
-    const check = validateChatRecord(record);
-    if (!check.ok) throw new MendError('session_write_failed', `Refusing to write an invalid record: ${check.reason}`, { uuid: record.uuid });
-    if (record.sessionId !== this.ref.sessionId) {
-      throw new MendError('session_write_failed', `Refusing to write a record of session ${record.sessionId} into session ${this.ref.sessionId}`, {
-        sessionId: this.ref.sessionId,
-      });
-    }
-    const text = JSON.stringify(record);
-    const row = recordInsert(this.ref.sessionId, this.nextSeq, record, text);
+    if (records.length === 0) return;
+    const rows = this.rowsFor(records);
+    const batch = batchParams(rows);
     const params = [
-      row.sessionId,
+      this.ref.sessionId,
       this.epoch,
       this.ref.projectRoot,
       sanitizeProjectRoot(this.ref.projectRoot),
-      row.seq,
-      row.uuid,
-      row.parentUuid,
-      row.type,
-      row.recordTime,
-      row.title,
-      row.text,
+      batch.seqs,
+      batch.uuids,
+      batch.parents,
+      batch.types,
+      batch.texts,
+      batch.firstTime,
+      batch.lastTime,
+      batch.title,
     ];
+    const what = rows.length === 1 ? `record ${rows[0]!.seq}` : `records ${rows[0]!.seq}-${rows.at(-1)!.seq}`;
     for (let attempt = 0; ; attempt++) {
       const client = this.client ?? (await this.reconnect());
       try {
         await this.commitMode(client, options.durable);
         const result = AppendResultRow.parse((await client.query(APPEND, params)).rows[0]);
         if (result.leased === 0) throw await this.loseLease(client, 'its epoch is no longer current (another writer took the session over)');
-        if (result.inserted === 0) await this.confirmRetried(client, row.seq, row.text);
-        this.nextSeq++;
+        if (result.inserted < rows.length) await this.confirmRetried(client, rows);
+        this.nextSeq += rows.length;
         return;
       } catch (error) {
         if (error instanceof MendError) throw error;
-        if (!isConnectionError(error) || attempt >= this.db.tuning.reconnectAttempts) throw writeError(this.db.target, error, `appending record ${row.seq}`);
+        if (!isConnectionError(error) || attempt >= this.db.tuning.reconnectAttempts) throw writeError(this.db.target, error, `appending ${what}`);
         await this.dropClient();
       }
     }
@@ -113,13 +130,21 @@ export class PostgresLease implements WriterLease {
     this.synchronousCommit = wanted;
   }
 
-  /** The row at `seq` exists: fine if it is this very record (a commit whose answer was lost), else a bug or a foreign writer. */
-  private async confirmRetried(client: pg.Client, seq: number, text: string): Promise<void> {
-    const existing = (await client.query<{ record: string }>(RECORD_AT, [this.ref.sessionId, seq])).rows[0]?.record;
-    if (existing === text) return;
-    throw new MendError('session_write_failed', `Session ${this.ref.sessionId} already holds another record at seq ${seq}`, {
+  /**
+   * Some seqs already held rows: fine if they hold these very records (a commit
+   * whose answer was lost, re-sent), else a bug or a foreign writer.
+   */
+  private async confirmRetried(client: pg.Client, rows: readonly RecordInsert[]): Promise<void> {
+    const stored = new Map<number, string>();
+    for (const raw of (await client.query(RECORDS_AT, [this.ref.sessionId, rows.map((r) => r.seq)])).rows) {
+      const row = RecordRowSchema.parse(raw);
+      stored.set(row.seq, row.record);
+    }
+    const clash = rows.find((r) => stored.get(r.seq) !== r.text);
+    if (clash === undefined) return;
+    throw new MendError('session_write_failed', `Session ${this.ref.sessionId} already holds another record at seq ${clash.seq}`, {
       sessionId: this.ref.sessionId,
-      seq,
+      seq: clash.seq,
     });
   }
 

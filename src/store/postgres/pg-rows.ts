@@ -76,6 +76,32 @@ function titleOf(record: ChatRecord): string | null {
   return typeof customTitle === 'string' ? customTitle : typeof title === 'string' ? title : null;
 }
 
+/** Several inserts as the APPEND statement's array arguments, with the session row's times and title. */
+export function batchParams(rows: readonly RecordInsert[]): {
+  seqs: number[];
+  uuids: string[];
+  parents: (string | null)[];
+  types: string[];
+  texts: string[];
+  firstTime: string | null;
+  lastTime: string | null;
+  title: string | null;
+} {
+  const times = rows.map((r) => r.recordTime).filter((t): t is string => t !== null);
+  const titles = rows.map((r) => r.title).filter((t): t is string => t !== null);
+  return {
+    seqs: rows.map((r) => r.seq),
+    uuids: rows.map((r) => r.uuid),
+    parents: rows.map((r) => r.parentUuid),
+    types: rows.map((r) => r.type),
+    texts: rows.map((r) => r.text),
+    firstTime: times[0] ?? null,
+    // The latest, not the last: a session's "updated" never moves backwards (ISO strings sort as times).
+    lastTime: times.length === 0 ? null : times.reduce((a, b) => (b > a ? b : a)),
+    title: titles.at(-1) ?? null,
+  };
+}
+
 export function recordInsert(sessionId: string, seq: number, record: ChatRecord, text: string): RecordInsert {
   const ms = Date.parse(record.timestamp);
   return RecordInsertSchema.parse({

@@ -55,15 +55,19 @@ export const RELEASE_LEASE = `UPDATE mend.leases SET released_at = now(), backen
 export const NEXT_SEQ = `SELECT coalesce(max(seq), 0) + 1 AS seq FROM mend.records WHERE session_id = $1`;
 
 /**
- * Arguments: $1 session id, $2 epoch, $3 project root, $4 project key, $5 seq,
- * $6 uuid, $7 parent uuid, $8 type, $9 record time (or null), $10 title (or null), $11 record text.
+ * One or more records in ONE statement. Arguments: $1 session id, $2 epoch,
+ * $3 project root, $4 project key, $5 seqs bigint[], $6 uuids text[], $7 parent
+ * uuids text[], $8 types text[], $9 record texts text[], $10 first record time,
+ * $11 latest record time (or null: the server clock), $12 title (or null).
  * The session row is created by the first record and follows the last one.
  */
 export const APPEND = `WITH lease AS (
     SELECT epoch FROM mend.leases WHERE session_id = $1 AND epoch = $2 AND released_at IS NULL FOR SHARE
+  ), batch AS (
+    SELECT * FROM unnest($5::bigint[], $6::text[], $7::text[], $8::text[], $9::text[]) AS b(seq, uuid, parent_uuid, type, record)
   ), sess AS (
     INSERT INTO mend.sessions AS s (session_id, project_root, project_key, created_at, updated_at, last_seq, title)
-    SELECT $1, $3, $4, coalesce($9::timestamptz, now()), coalesce($9::timestamptz, now()), $5, $10 FROM lease
+    SELECT $1, $3, $4, coalesce($10::timestamptz, now()), coalesce($11::timestamptz, now()), (SELECT max(seq) FROM batch), $12 FROM lease
     ON CONFLICT (session_id) DO UPDATE
       SET last_seq = greatest(s.last_seq, EXCLUDED.last_seq),
           updated_at = greatest(s.updated_at, EXCLUDED.updated_at),
@@ -71,14 +75,14 @@ export const APPEND = `WITH lease AS (
     RETURNING 1
   ), ins AS (
     INSERT INTO mend.records (session_id, seq, uuid, parent_uuid, type, record)
-    SELECT $1, $5, $6, $7, $8, $11 FROM lease
+    SELECT $1, b.seq, b.uuid, b.parent_uuid, b.type, b.record FROM batch b, lease ORDER BY b.seq
     ON CONFLICT (session_id, seq) DO NOTHING
     RETURNING seq
   )
   SELECT (SELECT count(*) FROM lease)::int AS leased, (SELECT count(*) FROM ins)::int AS inserted, (SELECT count(*) FROM sess)::int AS sessions`;
 
-/** Arguments: session id, seq. For an idempotent retry: what the row at this seq holds. */
-export const RECORD_AT = `SELECT record FROM mend.records WHERE session_id = $1 AND seq = $2`;
+/** Arguments: session id, seqs. For an idempotent retry: what the rows at these seqs hold. */
+export const RECORDS_AT = `SELECT seq, record FROM mend.records WHERE session_id = $1 AND seq = ANY($2::bigint[])`;
 
 /** Per-connection settings of a writer: synchronous commits to start with (see PostgresLease.commitMode), and a dead peer noticed by the server within about a minute (its lock then freed). */
 export const WRITER_SETTINGS = [
