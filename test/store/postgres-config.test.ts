@@ -100,6 +100,22 @@ await describePostgres('PostgreSQL store against the real server', () => {
     await store.close();
   });
 
+  it('a database migrated by a newer mend is read but never written', async () => {
+    const db = await newDatabase();
+    const older = new PostgresSessionStore({ spec: db.url, env: {} });
+    await older.migrate();
+    await adminQuery(`INSERT INTO mend.schema_migrations (version, name) VALUES (99, 'from the future')`, [], db.url);
+    const store = new PostgresSessionStore({ spec: db.url, env: {} });
+    const scope = { projectRoot: '/work/future', cwd: '/work/future' };
+    expect(await store.list(scope)).toEqual([]);
+    const ref = await store.newSession(scope, randomUUID());
+    const refused = await store.acquire(ref, { host: 'h', pid: 1 }).catch((e: unknown) => e as MendError);
+    expect(isMendError(refused, 'store_unavailable')).toBe(true);
+    expect((refused as MendError).message).toMatch(/version 99.*upgrade mend/);
+    await older.close();
+    await store.close();
+  });
+
   it('honours PG* variables for everything the spec leaves out; migrate creates the schema once', async () => {
     const db = await newDatabase();
     const admin = new URL(db.url);
