@@ -38,6 +38,12 @@ async function terminate(lease: WriterLease): Promise<void> {
   expect(pid).not.toBeNull();
   const killed = await adminQuery('SELECT pg_terminate_backend($1) AS ok', [pid]);
   expect(killed.rows[0]).toEqual({ ok: true });
+  // pg_terminate_backend only signals: the backend (and its advisory lock) goes a moment later.
+  for (let i = 0; i < 250; i++) {
+    if ((await adminQuery('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 0) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`backend ${pid} did not exit`);
 }
 
 async function refusal(promise: Promise<unknown>): Promise<unknown> {
