@@ -40,6 +40,11 @@ export interface WriterLease {
   readonly ref: SessionRef;
   readonly holder: ActiveWriter;
   append(record: ChatRecord, options: AppendOptions): Promise<void>;
+  /**
+   * Optional (added for import into a database): several records in order, all
+   * or none. Without it callers append one by one.
+   */
+  appendBatch?(records: readonly ChatRecord[], options: AppendOptions): Promise<void>;
   /** Idempotent. Nothing may be appended after it. */
   release(): Promise<void>;
 }
@@ -51,6 +56,8 @@ export interface SessionListing {
   lastUpdate: string | null;
   records: number;
   firstPrompt: string | null;
+  /** Optional (added for the PostgreSQL store, which keeps it): the session's title from its latest `custom_title` record. */
+  title?: string;
   /** Present when the session could not be read; the other fields are then best effort. */
   error?: { code: string; message: string };
 }
@@ -74,6 +81,13 @@ export interface SessionStore {
   exists(ref: SessionRef): Promise<boolean>;
   /** Every record in write order, validated and fragment-merged, with store-neutral diagnostics. Never writes. */
   read(ref: SessionRef): Promise<ReadResult>;
+  /**
+   * Optional: every stored line in write order exactly as stored, without its
+   * newline (a file store also yields blank, torn and garbage lines). What
+   * export copies byte for byte; without it export re-serializes the records.
+   * Never writes.
+   */
+  readLines?(ref: SessionRef): AsyncIterable<string>;
   /** The index pass: per record only what the plan rules need. Never writes. */
   readIndex(ref: SessionRef): Promise<RecordIndex>;
   /** The live holder of the writer lease, or null. Never writes. */

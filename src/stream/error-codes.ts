@@ -16,6 +16,8 @@ export const WIRE_ERROR_CODES = [
   'no_session_to_continue',
   'session_read_failed',
   'session_write_failed',
+  'session_lease_lost',
+  'store_unavailable',
   'stale_plan',
   'continuation_refused',
   'degraded_history',

@@ -15,6 +15,7 @@ import { acquireSessionLock, lockHolder, processStartTime } from '../../session/
 import { findMostRecentSession, isSessionId, listSessions, projectDir, resolveResumeTarget, sessionLogPath } from '../../session/session-paths.js';
 import type { ProjectScope, SessionListing, SessionRef, SessionStore, WriterIdentity, WriterLease } from '../session-store.js';
 import { JsonlLease } from './jsonl-lease.js';
+import { jsonlLines } from './jsonl-lines.js';
 
 export interface JsonlStoreOptions {
   /** MEND_HOME. */
@@ -80,6 +81,10 @@ export class JsonlSessionStore implements SessionStore {
   read(ref: SessionRef): Promise<ReadResult> {
     // A file named by a session id: that id is the session's (one foreign line cannot hide it).
     return readSessionLog(ref.location, isSessionId(ref.sessionId) ? { fileSessionId: ref.sessionId } : {});
+  }
+
+  readLines(ref: SessionRef): AsyncIterable<string> {
+    return jsonlLines(ref.location);
   }
 
   async readIndex(ref: SessionRef): Promise<RecordIndex> {

@@ -1,0 +1,46 @@
+/**
+ * The one way to open a session store from a `--store` value or `MEND_STORE`:
+ * `jsonl` (the default, files under MEND_HOME) or a PostgreSQL URL
+ * (`postgres://user@host:5432/db`, or `postgres` to take everything from the
+ * libpq PG* variables). Opening connects to nothing: the first read or write
+ * does, and an unreachable server is then a `store_unavailable` error.
+ */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { MendError } from '../errors.js';
+import type { WriteFaultHook } from '../session/log-writer.js';
+import { JsonlSessionStore } from './jsonl/jsonl-store.js';
+import { isPostgresSpec, redactUrl, type Env, type PgTuning } from './postgres/pg-config.js';
+import type { MigrationResult } from './postgres/pg-migrate.js';
+import { PostgresSessionStore } from './postgres/pg-store.js';
+import type { SessionStore } from './session-store.js';
+
+export interface OpenStoreOptions {
+  /** Overrides MEND_HOME for the JSONL store. */
+  home?: string;
+  faultHook?: WriteFaultHook;
+  tuning?: Partial<PgTuning>;
+}
+
+/** The store spec in force: the flag, else MEND_STORE, else `jsonl`. */
+export function storeSpec(flag: string | undefined, env: Env): string {
+  return flag || env['MEND_STORE'] || 'jsonl';
+}
+
+export async function openStore(spec: string, env: Env, options: OpenStoreOptions = {}): Promise<SessionStore> {
+  if (spec === 'jsonl') {
+    const home = options.home ?? (env['MEND_HOME'] || join(homedir(), '.mend'));
+    return new JsonlSessionStore({ home, ...(options.faultHook ? { faultHook: options.faultHook } : {}) });
+  }
+  if (isPostgresSpec(spec)) return new PostgresSessionStore({ spec, env, ...(options.tuning ? { tuning: options.tuning } : {}) });
+  throw new MendError('usage', `Unknown session store ${JSON.stringify(redactUrl(spec))}: use jsonl or a postgres:// URL`, { spec: redactUrl(spec) });
+}
+
+/**
+ * `mend store migrate`: creates or upgrades the schema of a PostgreSQL store.
+ * A JSONL store has no schema; it answers with nothing applied.
+ */
+export async function migrateStore(store: SessionStore): Promise<MigrationResult> {
+  if (store instanceof PostgresSessionStore) return store.migrate();
+  return { applied: [], version: 0 };
+}
