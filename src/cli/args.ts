@@ -18,6 +18,8 @@ export interface RunOptions extends StdioRunOptions {
   provider: 'openai' | 'scripted' | undefined;
   baseUrl: string | undefined;
   scriptedResponses: string | undefined;
+  /** --store: jsonl or a postgres:// URL (else MEND_STORE, else jsonl). */
+  store: string | undefined;
   /** --add-dir / --include-directories: more directories the file tools may use. */
   addDirs: string[];
   toolEnv: ToolEnvPolicy;
@@ -29,10 +31,13 @@ export interface RunOptions extends StdioRunOptions {
 
 export type ParsedCommand =
   | { command: 'run'; options: RunOptions }
-  | { command: 'plan'; target: string; json: boolean; full: boolean; debug: boolean }
-  | { command: 'sessions-list'; json: boolean; debug: boolean }
+  | { command: 'plan'; target: string; json: boolean; full: boolean; debug: boolean; store: string | undefined }
+  | { command: 'sessions-list'; json: boolean; debug: boolean; store: string | undefined }
+  | { command: 'sessions-export'; target: string; store: string | undefined }
+  | { command: 'sessions-import'; source: string; store: string | undefined }
+  | { command: 'store-migrate'; store: string | undefined }
   /** `token` is the --token flag only; the composition root falls back to MEND_SERVER_TOKEN. */
-  | { command: 'serve'; options: ServeOptions & Pick<RunOptions, 'provider' | 'baseUrl' | 'scriptedResponses'> }
+  | { command: 'serve'; options: ServeOptions & Pick<RunOptions, 'provider' | 'baseUrl' | 'scriptedResponses' | 'store'> }
   | { command: 'help'; text: string }
   | { command: 'version' };
 
@@ -67,9 +72,16 @@ function build(argv: string[]) {
         .option('json', { type: 'boolean', default: false, describe: 'one JSON object' })
         .option('full', { type: 'boolean', default: false, describe: 'with --json: include both histories' }),
     )
-    .command('sessions <action>', 'list the sessions of this project', (y) =>
-      y.positional('action', { choices: ['list'] as const, demandOption: true }).option('json', { type: 'boolean', default: false }),
+    .command('sessions <action> [target]', 'list the sessions of this project; export one as ndjson; import one (FILE or - for stdin)', (y) =>
+      y
+        .positional('action', { choices: ['list', 'export', 'import'] as const, demandOption: true })
+        .positional('target', { type: 'string', describe: 'export: a session id or path; import: a file, or - for stdin' })
+        .option('json', { type: 'boolean', default: false }),
     )
+    .command('store <action>', 'manage the session store (migrate: create or upgrade the PostgreSQL schema)', (y) =>
+      y.positional('action', { choices: ['migrate'] as const, demandOption: true }),
+    )
+    .option('store', { type: 'string', describe: 'session store: jsonl (default, under MEND_HOME) or a postgres:// URL (also MEND_STORE, PG* variables)' })
     .command('serve', 'run the HTTP daemon (REST + SSE) for the sessions of one or more project roots', (y) =>
       y
         .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on; anything but loopback needs a token' })
@@ -143,9 +155,20 @@ export async function parseArgs(argv: string[]): Promise<ParsedCommand> {
   if (a.version) return { command: 'version' };
 
   const [first] = a._;
-  if (first === 'plan') return { command: 'plan', target: String(a['target']), json: a.json === true, full: a['full'] === true, debug: a.debug };
-  if (first === 'sessions') return { command: 'sessions-list', json: a.json === true, debug: a.debug };
-  if (first === 'serve') return { command: 'serve', options: serveOptions(a) };
+  const store = last(a.store);
+  if (first === 'plan') return { command: 'plan', target: String(a['target']), json: a.json === true, full: a['full'] === true, debug: a.debug, store };
+  if (first === 'sessions') {
+    const action = last(a['action'] as string);
+    const target = a['target'] === undefined ? undefined : String(a['target']);
+    if (action === 'export') {
+      if (target === undefined) throw new MendError('usage', 'mend sessions export needs a session id or path');
+      return { command: 'sessions-export', target, store };
+    }
+    if (action === 'import') return { command: 'sessions-import', source: target ?? '-', store };
+    return { command: 'sessions-list', json: a.json === true, debug: a.debug, store };
+  }
+  if (first === 'store') return { command: 'store-migrate', store };
+  if (first === 'serve') return { command: 'serve', options: { ...serveOptions(a), store } };
   if (a._.length > 0) throw new MendError('usage', `unexpected argument: ${String(first)}`);
 
   const prompt = last(a.prompt);
@@ -184,6 +207,7 @@ export async function parseArgs(argv: string[]): Promise<ParsedCommand> {
     systemPrompt: last(a['system-prompt']),
     appendSystemPrompt: last(a['append-system-prompt']),
     promptInteractive: last(a['prompt-interactive']),
+    store,
   };
   validateRunOptions(options, a);
   return { command: 'run', options };
@@ -216,7 +240,7 @@ function toolEnvOf(value: string | undefined): ToolEnvPolicy {
   return parsed.policy;
 }
 
-function serveOptions(a: Record<string, unknown>): Extract<ParsedCommand, { command: 'serve' }>['options'] {
+function serveOptions(a: Record<string, unknown>): Omit<Extract<ParsedCommand, { command: 'serve' }>['options'], 'store'> {
   const runOnly = ['prompt', 'resume', 'session-id'].filter((k) => a[k] !== undefined).concat(['continue', 'fork-session', 'continue-interrupted', 'auto-continue'].filter((k) => a[k] === true));
   if (runOnly.length > 0) throw new MendError('usage', `mend serve does not take --${runOnly[0]}: sessions are opened through its API`);
   const port = a['port'] as number;

@@ -15,9 +15,9 @@ import { TOOL_NAMES, toolDeclarations } from '../runtime/tool-port.js';
 import { buildSystemPrompt } from '../engine/system-prompt.js';
 import { toolSessionContext } from '../tools/tool-context.js';
 import { DEFAULT_TOOL_ENV_POLICY } from '../tools/tool-env.js';
-import { JsonlSessionStore } from '../store/jsonl/jsonl-store.js';
+import { openStore, storeSpec } from '../store/open-store.js';
 import type { SessionStore } from '../store/session-store.js';
-import { ExitCode, exitCodeFor } from '../stream/exit-codes.js';
+import { ExitCode, exitCodeFor, exitCodeForAbort } from '../stream/exit-codes.js';
 import { serializeLine } from '../stream/line-framer.js';
 import { errorFields, resultMessage } from '../stream/result-lines.js';
 import { parseArgs, type OutputFormat, type RunOptions } from './args.js';
@@ -85,13 +85,18 @@ export interface Composition {
 }
 
 /** Everything a runtime needs, from the process's environment and the parsed options. */
-export type ComposeOptions = Pick<RunOptions, 'provider' | 'scriptedResponses' | 'baseUrl'> & Partial<Pick<RunOptions, 'addDirs' | 'toolEnv'>>;
+export type ComposeOptions = Pick<RunOptions, 'provider' | 'scriptedResponses' | 'baseUrl'> & Partial<Pick<RunOptions, 'addDirs' | 'toolEnv' | 'store'>>;
 
-export function compose(io: MainIo, options: ComposeOptions, signal?: AbortSignal): Composition {
+/** The session store the flags and the environment name: --store, else MEND_STORE, else JSONL under MEND_HOME. */
+export async function composeStore(io: MainIo, flag: string | undefined): Promise<SessionStore> {
   const home = io.env['MEND_HOME'] || join(homedir(), '.mend');
   const faultHook = faultHookFromEnv(io.env['MEND_FAULT'], (msg) => io.stderr.write(`mend[fault]: ${msg}\n`));
+  return openStore(storeSpec(flag, io.env), io.env, { home, ...(faultHook ? { faultHook } : {}) });
+}
+
+export async function compose(io: MainIo, options: ComposeOptions, signal?: AbortSignal): Promise<Composition> {
   const now = () => new Date().toISOString();
-  const store = new JsonlSessionStore({ home, faultHook, now });
+  const store = await composeStore(io, options.store);
   const env = providerEnv(io.env);
   const projectRoot = projectRootOf(io.cwd);
   const toolSession = toolSessionContext({
@@ -114,7 +119,8 @@ export function compose(io: MainIo, options: ComposeOptions, signal?: AbortSigna
         tools: toolDeclarations(),
         mendVersion: MEND_VERSION,
       }),
-    identity: { host: hostname(), pid: io.pid },
+    // MEND_HOSTNAME: the host a writer lease names (tests stand for two machines with it).
+    identity: { host: io.env['MEND_HOSTNAME'] || hostname(), pid: io.pid },
     cwd: io.cwd,
     version: MEND_VERSION,
     newId: randomUUID,
@@ -143,15 +149,35 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
     return ExitCode.success;
   }
 
-  if (parsed.command === 'plan' || parsed.command === 'sessions-list') {
-    const { runtime } = compose(io, { provider: undefined, scriptedResponses: undefined, baseUrl: undefined });
-    const commandIo = { runtime, stdout: io.stdout, stderr: io.stderr };
-    if (parsed.command === 'plan') {
-      const { planCommand } = await import('./plan-command.js');
-      return planCommand(parsed, commandIo);
+  if (parsed.command === 'plan' || parsed.command === 'sessions-list' || parsed.command === 'sessions-export' || parsed.command === 'sessions-import' || parsed.command === 'store-migrate') {
+    let composed: Composition;
+    try {
+      composed = await compose(io, { provider: undefined, scriptedResponses: undefined, baseUrl: undefined, store: (parsed as { store?: string }).store });
+    } catch (error) {
+      io.stderr.write(`mend: error [${errorCodeOf(error)}]: ${errorMessageOf(error)}\n`);
+      return exitCodeFor(errorCodeOf(error));
     }
-    const { sessionsListCommand } = await import('./sessions-command.js');
-    return sessionsListCommand(parsed, commandIo);
+    const commandIo = { runtime: composed.runtime, stdout: io.stdout, stderr: io.stderr, stdin: io.stdin };
+    // `mend sessions list | head -1`: a reader that went away ends the listing quietly (141, as SIGPIPE would).
+    let stdoutClosed = false;
+    io.stdout.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') stdoutClosed = true;
+    });
+    const done = (code: number) => (stdoutClosed ? ExitCode.stdoutClosed : code);
+    try {
+      if (parsed.command === 'plan') {
+        const { planCommand } = await import('./plan-command.js');
+        return done(await planCommand(parsed, commandIo));
+      }
+      if (parsed.command === 'sessions-list') {
+        const { sessionsListCommand } = await import('./sessions-command.js');
+        return done(await sessionsListCommand(parsed, commandIo));
+      }
+      const { storeCommand } = await import('./store-command.js');
+      return done(await storeCommand(parsed as Parameters<typeof storeCommand>[0], commandIo));
+    } finally {
+      await composed.store.close();
+    }
   }
 
   const controller = new AbortController();
@@ -160,13 +186,31 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
     const token = serve.token ?? (io.env['MEND_SERVER_TOKEN']?.trim() || undefined);
     return withSignals(controller, async () => {
       const { runServe } = await import('../frontends/daemon/serve.js');
-      return runServe({ ...serve, token }, hostEnv(io, { ...serve, model: serve.model }, controller.signal));
+      const host = await hostEnv(io, { ...serve, model: serve.model }, controller.signal);
+      try {
+        return await runServe({ ...serve, token }, host);
+      } finally {
+        await host.runtime.store.close();
+      }
     });
   }
 
   const options = parsed.options;
   return withSignals(controller, async () => {
-    const host = hostEnv(io, options, controller.signal);
+    let host: HostEnv;
+    try {
+      host = await hostEnv(io, options, controller.signal);
+    } catch (error) {
+      return reportEarlyError(io, argv, errorCodeOf(error), errorMessageOf(error));
+    }
+    try {
+      return await runFrontEnd(options, host);
+    } finally {
+      await host.runtime.store.close();
+    }
+  }, io.stdout);
+
+  async function runFrontEnd(options: RunOptions, host: HostEnv): Promise<number> {
     // The terminal UI: a TTY on both ends and nothing that asks for a headless run (-p, stream-json, json, a continuation flag).
     const headless = options.prompt !== undefined || options.promptFromStdin || options.inputFormat !== 'text' || options.outputFormat !== 'text' || options.continueInterrupted || options.autoContinue;
     const terminal = (io.stdin as { isTTY?: boolean }).isTTY === true && (io.stdout as { isTTY?: boolean }).isTTY === true;
@@ -183,25 +227,33 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
     }
     const { runHeadless } = await import('../frontends/headless/run-headless.js');
     return await runHeadless(options, host);
-  });
-}
-
-/** SIGINT and SIGTERM abort the controller (with 'sigint' / 'sigterm') while `run` runs. */
-async function withSignals(controller: AbortController, run: () => Promise<number>): Promise<number> {
-  const onSigint = () => controller.abort('sigint');
-  const onSigterm = () => controller.abort('sigterm');
-  process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigterm);
-  try {
-    return await run();
-  } finally {
-    process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigterm);
   }
 }
 
-function hostEnv(io: MainIo, options: ComposeOptions & Pick<RunOptions, 'model'>, signal: AbortSignal): HostEnv {
-  const { runtime } = compose(io, options, signal);
+/**
+ * SIGINT, SIGTERM and SIGHUP (the terminal went away) abort the controller with their
+ * name while `run` runs: the running turn is recorded as aborted and its tools' process
+ * groups are killed. So does a closed stdout (EPIPE: `mend … | head -1`), as
+ * 'stdout_closed', instead of an unhandled error's stack trace.
+ */
+async function withSignals(controller: AbortController, run: () => Promise<number>, stdout?: NodeJS.WritableStream): Promise<number> {
+  const handlers = { SIGINT: () => controller.abort('sigint'), SIGTERM: () => controller.abort('sigterm'), SIGHUP: () => controller.abort('sighup') };
+  const onStdoutError = (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') controller.abort('stdout_closed');
+  };
+  for (const [signal, handler] of Object.entries(handlers)) process.on(signal, handler);
+  stdout?.on('error', onStdoutError);
+  try {
+    const code = await run();
+    // A closed stdout ends any run the way SIGPIPE would; other stops are the front end's to report.
+    return controller.signal.reason === 'stdout_closed' ? exitCodeForAbort('stdout_closed') : code;
+  } finally {
+    for (const [signal, handler] of Object.entries(handlers)) process.off(signal, handler);
+  }
+}
+
+async function hostEnv(io: MainIo, options: ComposeOptions & Pick<RunOptions, 'model'>, signal: AbortSignal): Promise<HostEnv> {
+  const { runtime } = await compose(io, options, signal);
   // Credentials are read once (compose keeps what it needs), then leave the process's
   // environment, so no child inherits them. A tool could still read the start-up block
   // at /proc/<mend pid>/environ; tool output is redacted of these values for that reason.

@@ -13,7 +13,7 @@ import { validateProviderHistory } from '../recovery/validate-history.js';
 import { MendError, errorCodeOf, errorMessageOf, isMendError } from '../errors.js';
 import { MAX_CALLS_PER_RESPONSE, ResponseAccumulator, invalidArgsOf, type ModelProvider, type ProviderEvent, type ToolDeclaration } from '../providers/provider.js';
 import { invalidArgsMessage } from '../tools/invalid-args.js';
-import type { ChatRecord, Content, Part, TurnAbortReason } from '../session/records.js';
+import { turnAbortReasonOf, type ChatRecord, type Content, type Part, type TurnAbortReason } from '../session/records.js';
 import type { EngineEvent, PermissionDenial, ToolCallInfo, ToolCallStatus, TurnOutcome } from './engine-events.js';
 import { MAX_TEXT_PART_BYTES, capTextParts } from './record-caps.js';
 import type { RecordBuilder } from './record-builder.js';
@@ -65,8 +65,7 @@ export interface TurnOptions {
 type Finish = (fields: Pick<TurnOutcome, 'status'> & Partial<TurnOutcome>) => TurnOutcome;
 
 function abortReason(signal: AbortSignal): TurnAbortReason {
-  const r: unknown = signal.reason;
-  return r === 'sigterm' || r === 'interrupt' ? r : 'sigint';
+  return turnAbortReasonOf(signal.reason);
 }
 
 const ABORTED_TOOL_MESSAGE =

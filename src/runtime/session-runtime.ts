@@ -20,7 +20,7 @@ import type { SessionRecoveryPlan } from '../recovery/plan-types.js';
 import type { ActiveWriter } from '../session/active-writer.js';
 import { buildConversation } from '../session/conversation-loader.js';
 import type { LoadedSession } from '../session/conversation.js';
-import type { Part } from '../session/records.js';
+import { turnAbortReasonOf, type Part } from '../session/records.js';
 import { isSessionId } from '../session/session-paths.js';
 import type { ApprovalMode } from '../stream/approval-modes.js';
 import type { RefusalCode } from '../stream/error-codes.js';
@@ -289,7 +289,7 @@ export class SessionRuntime {
   /** A queued prompt that never ran because mend is stopping: it still gets its outcome. */
   private stoppedOutcome(): TurnOutcome {
     const stop: unknown = this.deps.signal?.reason;
-    const reason = stop === 'sigterm' || stop === 'interrupt' ? stop : 'sigint';
+    const reason = turnAbortReasonOf(stop);
     const why = reason === 'interrupt' ? 'the session is closing' : `mend is stopping (${reason})`;
     const outcome: TurnOutcome = { ...refusedOutcome('aborted', `turn not started: ${why}`), status: 'aborted', abortReason: reason };
     this.emit({ type: 'turn_aborted', outcome });

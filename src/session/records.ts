@@ -124,7 +124,14 @@ export const ChatCompressionPayloadSchema = z.looseObject({
 });
 export type ChatCompressionPayload = z.infer<typeof ChatCompressionPayloadSchema>;
 
-export const TurnAbortReasonSchema = z.enum(['sigint', 'sigterm', 'interrupt']);
+/** sighup: the terminal went away; stdout_closed: the reader of stdout went away (`| head -1`). */
+export const TurnAbortReasonSchema = z.enum(['sigint', 'sigterm', 'interrupt', 'sighup', 'stdout_closed']);
+
+/** The reason of an abort signal as a recorded abort reason (anything unknown reads as sigint). */
+export function turnAbortReasonOf(reason: unknown): TurnAbortReason {
+  const parsed = TurnAbortReasonSchema.safeParse(reason);
+  return parsed.success ? parsed.data : 'sigint';
+}
 export type TurnAbortReason = z.infer<typeof TurnAbortReasonSchema>;
 
 export const TurnAbortedPayloadSchema = z.looseObject({ reason: TurnAbortReasonSchema });

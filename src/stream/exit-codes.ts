@@ -12,9 +12,27 @@ export const ExitCode = {
   usage: 2,
   session: 3,
   storage: 4,
+  /** The terminal went away (SIGHUP): the turn is recorded as aborted (128 + 1). */
+  sighup: 129,
   sigint: 130,
+  /** Whoever read stdout went away (EPIPE): as a process killed by SIGPIPE would (128 + 13). */
+  stdoutClosed: 141,
   sigterm: 143,
 } as const;
+
+/** The exit code of a run stopped for this abort reason. */
+export function exitCodeForAbort(reason: unknown): number {
+  switch (reason) {
+    case 'sigterm':
+      return ExitCode.sigterm;
+    case 'sighup':
+      return ExitCode.sighup;
+    case 'stdout_closed':
+      return ExitCode.stdoutClosed;
+    default:
+      return ExitCode.sigint;
+  }
+}
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
 export const EXIT_CODE_TABLE: ReadonlyArray<[number, string]> = [
@@ -23,8 +41,10 @@ export const EXIT_CODE_TABLE: ReadonlyArray<[number, string]> = [
   [ExitCode.runFailed, 'the run failed (provider error, max turns, tool loop error)'],
   [ExitCode.usage, 'usage or configuration error (bad flags, bad --resume value, no model settings, malformed scripted responses)'],
   [ExitCode.session, 'session error: not found, exists, locked, stale plan, continuation refused'],
-  [ExitCode.storage, 'the session log could not be written (disk full, I/O error)'],
+  [ExitCode.storage, 'the session store could not be read or written (disk full, I/O error, database unreachable)'],
+  [ExitCode.sighup, 'the terminal closed (SIGHUP; turn recorded as aborted, tool processes killed)'],
   [ExitCode.sigint, 'interrupted by SIGINT (turn recorded as aborted)'],
+  [ExitCode.stdoutClosed, 'stdout was closed by its reader (EPIPE; turn recorded as aborted, as SIGPIPE would)'],
   [ExitCode.sigterm, 'terminated by SIGTERM (turn recorded as aborted)'],
 ];
 
@@ -39,12 +59,13 @@ const SESSION_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'degraded_history',
   'turn_running',
   'confirmation_required',
+  'session_lease_lost',
 ]);
 
 export function exitCodeFor(code: ErrorCode | string): number {
   if (code === 'usage' || code === 'invalid_resume_target' || code === 'provider_config_missing') return ExitCode.usage;
   if (SESSION_CODES.has(code as ErrorCode)) return ExitCode.session;
-  if (code === 'session_write_failed') return ExitCode.storage;
+  if (code === 'session_write_failed' || code === 'store_unavailable') return ExitCode.storage;
   return ExitCode.runFailed;
 }
 

@@ -20,7 +20,7 @@ import {
   type HostControlRequest,
 } from '../../stream/control.js';
 import type { WireErrorCode } from '../../stream/error-codes.js';
-import { ExitCode } from '../../stream/exit-codes.js';
+import { ExitCode, exitCodeForAbort } from '../../stream/exit-codes.js';
 import { LineFramer, type FramedLine } from '../../stream/line-framer.js';
 import { toRecoverySummary } from '../../stream/map/recovery-summary.js';
 import { WireEventMapper, errorFields, outcomeFields, resultMessage } from '../../stream/map/wire-messages.js';
@@ -91,7 +91,7 @@ export class StreamJsonServer {
     while (this.handlers.size > 0) await Promise.all(this.handlers);
     await this.runtime.close();
     signal.removeEventListener('abort', onSignal);
-    if (signal.aborted) return signal.reason === 'sigterm' ? ExitCode.sigterm : ExitCode.sigint;
+    if (signal.aborted) return exitCodeForAbort(signal.reason);
     return this.lastExit;
   }
 

@@ -8,7 +8,7 @@
 import { render } from 'ink';
 import { createElement as h } from 'react';
 import type { HostEnv } from '../../runtime/host-env.js';
-import { ExitCode } from '../../stream/exit-codes.js';
+import { ExitCode, exitCodeForAbort } from '../../stream/exit-codes.js';
 import type { StdioRunOptions } from '../shared/run-options.js';
 import { openRequestFor } from '../shared/start-stdio-run.js';
 import { App } from './components/app.js';
@@ -53,6 +53,6 @@ export async function runTui(o: TuiRunOptions, host: HostEnv, terminal: Terminal
     instance.unmount();
     await controller.quit();
   }
-  if (host.signal.aborted) return host.signal.reason === 'sigterm' ? ExitCode.sigterm : ExitCode.sigint;
+  if (host.signal.aborted) return exitCodeForAbort(host.signal.reason);
   return ExitCode.success;
 }
