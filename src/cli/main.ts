@@ -187,6 +187,10 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
       modelName: (model) => configuredModel({ ...options, model }, providerEnv(io.env)),
       toolNames: TOOL_NAMES,
     };
+    if (options.acp) {
+      const { runAcp } = await import('../frontends/acp/run-acp.js');
+      return await runAcp(options, host);
+    }
     if (options.inputFormat === 'stream-json') {
       const { runStreamJson } = await import('../frontends/stream-json/stream-json-server.js');
       return await runStreamJson(options, host);
