@@ -12,7 +12,7 @@ import type { ChatRecord } from '../../../src/session/records.js';
 import { AcpContinueAnswerSchema, AcpTurnMetaSchema } from '../../../src/stream/acp-extensions.js';
 import { RecoverySummaryCamelSchema } from '../../../src/stream/recovery-summary.js';
 import { allow, withAcp, wireUpdates, type AcpRun } from '../../support/acp.js';
-import { LogBuilder, cleanupSandboxes, logPathOf, makeSandbox, readLog, sessionFiles, spawnMend, waitFor, watchStdout, writeScript, type Sandbox } from '../../support/cli.js';
+import { LogBuilder, cleanupSandboxes, logPathOf, makeSandbox, mend, readLog, sessionFiles, spawnMend, waitFor, watchStdout, writeScript, type Sandbox } from '../../support/cli.js';
 
 afterAll(cleanupSandboxes);
 
@@ -378,6 +378,14 @@ describe.concurrent('mend --acp', { timeout: 60_000 }, () => {
     });
     expect((refused.value._meta as { mend: { autoContinue?: unknown } }).mend.autoContinue).toMatchObject({ started: false });
     expect(readFileSync(path2).equals(before)).toBe(true);
+  });
+
+  it('--acp takes its sessions from the editor: session flags and prompts are usage errors', async () => {
+    const sb = makeSandbox('acp-usage');
+    const run = await mend(sb, ['--acp', '--continue']);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain('--acp');
+    expect(run.stdout).toBe('');
   });
 
   it('session/resume answers the same summary without a replay; list and close', async () => {
