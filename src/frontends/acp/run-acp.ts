@@ -10,6 +10,9 @@ import type { HostEnv } from '../../runtime/host-env.js';
 import { ExitCode } from '../../stream/exit-codes.js';
 import { AcpAgent, type AcpOptions } from './acp-agent.js';
 
+/** Time for the last answers to reach stdout before the connection closes on a signal. */
+const ANSWER_FLUSH_MS = 100;
+
 export async function runAcp(options: AcpOptions, host: HostEnv): Promise<number> {
   const stream = acp.ndJsonStream(
     Writable.toWeb(host.stdout) as WritableStream<Uint8Array>,
@@ -17,7 +20,16 @@ export async function runAcp(options: AcpOptions, host: HostEnv): Promise<number
   );
   const agent = new AcpAgent(options, host);
   const connection = agent.app().connect(stream);
-  const onSignal = () => connection.close();
+  // The runtime stops the running turns on the signal itself (recorded as aborted with its
+  // reason); once they have ended and their prompts got their `cancelled` answer, the
+  // connection closes and mend exits.
+  const onSignal = () =>
+    setImmediate(() => {
+      void agent
+        .closeAll()
+        .then(() => new Promise((resolve) => setTimeout(resolve, ANSWER_FLUSH_MS)))
+        .finally(() => connection.close());
+    });
   host.signal.addEventListener('abort', onSignal, { once: true });
   try {
     await connection.closed;

@@ -147,6 +147,22 @@ describe.concurrent('mend --acp', { timeout: 60_000 }, () => {
     expect(records.at(-1)).toMatchObject({ type: 'system', subtype: 'turn_aborted', systemPayload: { reason: 'interrupt' } });
   });
 
+  it('SIGTERM mid-tool: the prompt still answers cancelled, the abort is recorded as sigterm, exit 143', async () => {
+    const sb = makeSandbox('acp-sigterm');
+    const script = writeScript(sb, [{ toolCalls: [{ id: 'slow', name: 'run_shell_command', args: { command: 'sleep 20' } }] }, { text: 'never' }]);
+    const run = await withAcp(sb, { args: ['--approval-mode', 'yolo', '--scripted-responses', script] }, async (r) => {
+      await r.initialize();
+      const { sessionId } = await r.agent.request(m.session.new, { cwd: sb.cwd, mcpServers: [] });
+      const turn = r.agent.request(m.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'run it' }] });
+      await r.waitForUpdate((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'in_progress');
+      r.child.kill('SIGTERM');
+      return { sessionId, answer: await turn };
+    });
+    expect(run.exitCode).toBe(143);
+    expect(run.value.answer.stopReason).toBe('cancelled');
+    expect(readLog(logPathOf(sb, run.value.sessionId)).at(-1)).toMatchObject({ type: 'system', subtype: 'turn_aborted', systemPayload: { reason: 'sigterm' } });
+  });
+
   it('a cancelled turn denies the permission still pending; the tool never runs', async () => {
     const sb = makeSandbox('acp-cancel-permission');
     const marker = join(sb.scratch, 'marker');
