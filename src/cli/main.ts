@@ -94,6 +94,8 @@ function projectRootOf(cwd: string): string {
 export interface Composition {
   store: SessionStore;
   runtime: RuntimeDeps;
+  /** The same dependencies for the project of another directory (an ACP session names its own cwd). */
+  forCwd: (cwd: string) => RuntimeDeps;
 }
 
 /** Everything a runtime needs, from the process's environment and the parsed options. */
@@ -105,29 +107,37 @@ export function compose(io: MainIo, options: ComposeOptions, signal?: AbortSigna
   const now = () => new Date().toISOString();
   const store = new JsonlSessionStore({ home, faultHook, now });
   const env = providerEnv(io.env);
-  const projectRoot = projectRootOf(io.cwd);
+  // Read from the environment now, while it still holds the credentials (main removes them).
   const toolSession = toolSessionContext({
-    projectRoot,
+    projectRoot: projectRootOf(io.cwd),
     addDirs: (options.addDirs ?? []).map((dir) => resolve(io.cwd, dir)),
     policy: options.toolEnv ?? DEFAULT_TOOL_ENV_POLICY,
     parentEnv: io.env,
     credentialNames: CREDENTIAL_VARIABLES,
   });
+  /** What depends on the project: its root, the tools' boundary and the system prompt naming it. */
+  const project = (cwd: string): Pick<RuntimeDeps, 'cwd' | 'scope' | 'toolSession' | 'baseSystemPrompt'> => {
+    const projectRoot = projectRootOf(cwd);
+    const session = { ...toolSession, projectRoot };
+    return {
+      cwd,
+      scope: { projectRoot, cwd },
+      toolSession: session,
+      baseSystemPrompt: () =>
+        buildSystemPrompt({
+          projectRoot,
+          extraRoots: session.roots,
+          platform: platform(),
+          date: new Date(),
+          tools: toolDeclarations(),
+          mendVersion: MEND_VERSION,
+        }),
+    };
+  };
   const runtime: RuntimeDeps = {
     store,
-    scope: { projectRoot, cwd: io.cwd },
-    toolSession,
-    baseSystemPrompt: () =>
-      buildSystemPrompt({
-        projectRoot,
-        extraRoots: toolSession.roots,
-        platform: platform(),
-        date: new Date(),
-        tools: toolDeclarations(),
-        mendVersion: MEND_VERSION,
-      }),
+    ...project(io.cwd),
     identity: { host: hostname(), pid: io.pid },
-    cwd: io.cwd,
     version: MEND_VERSION,
     newId: randomUUID,
     now,
@@ -135,7 +145,7 @@ export function compose(io: MainIo, options: ComposeOptions, signal?: AbortSigna
     provider: (model) => lazyProvider({ ...options, model }, env),
     ...(signal ? { signal } : {}),
   };
-  return { store, runtime };
+  return { store, runtime, forCwd: (cwd) => ({ ...runtime, ...project(cwd) }) };
 }
 
 export async function main(argv: string[], io: MainIo = defaultIo()): Promise<number> {
@@ -173,7 +183,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
   try {
-    const { runtime } = compose(io, options, controller.signal);
+    const { runtime, forCwd } = compose(io, options, controller.signal);
     // Credentials are read once (compose keeps what it needs), then leave the process's
     // environment, so no child inherits them. A tool could still read the start-up block
     // at /proc/<mend pid>/environ; tool output is redacted of these values for that reason.
@@ -184,6 +194,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
       stderr: io.stderr as HostEnv['stderr'],
       signal: controller.signal,
       runtime,
+      runtimeFor: forCwd,
       modelName: (model) => configuredModel({ ...options, model }, providerEnv(io.env)),
       toolNames: TOOL_NAMES,
     };

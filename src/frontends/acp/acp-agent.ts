@@ -46,6 +46,8 @@ export interface AcpOptions {
   approvalMode: ApprovalMode;
   allowedTools: string[];
   maxTurns: number;
+  systemPrompt: string | undefined;
+  appendSystemPrompt: string | undefined;
   debug: boolean;
 }
 
@@ -387,15 +389,21 @@ export class AcpAgent {
     };
   }
 
+  /** The runtime dependencies of the project of `cwd`: its sessions, its tool boundary, its system prompt. */
   private depsFor(cwd: string): RuntimeDeps {
     if (!isAbsolute(cwd)) throw acp.RequestError.invalidParams({ cwd }, 'cwd must be an absolute path');
+    if (this.host.runtimeFor) return this.host.runtimeFor(cwd);
     let projectRoot = cwd;
     try {
       projectRoot = realpathSync(cwd);
     } catch {
       // A directory that vanished still names the project it was.
     }
-    return { ...this.host.runtime, cwd, scope: { projectRoot, cwd } };
+    const base = this.host.runtime;
+    if (projectRoot === base.scope.projectRoot) return { ...base, cwd, scope: { projectRoot, cwd } };
+    // Another project, and no composition for it: tools confined to its cwd, no project-specific prompt.
+    const { toolSession: _tools, baseSystemPrompt: _prompt, ...rest } = base;
+    return { ...rest, cwd, scope: { projectRoot, cwd } };
   }
 
   private async openRuntime(cwd: string, target: SessionTarget, allowAutoContinue: boolean): Promise<SessionRuntime> {
@@ -406,6 +414,8 @@ export class AcpAgent {
       maxTurns: this.options.maxTurns,
       allowAutoContinue,
       acceptDegraded: false,
+      systemPrompt: this.options.systemPrompt,
+      appendSystemPrompt: this.options.appendSystemPrompt,
     };
     try {
       // A new session is driven at once; a loaded one only maybe: it takes the lease on its first turn.

@@ -4,7 +4,7 @@
  * an interrupted tool turn (`_mend/session/continue`, `/continue`, auto-continue),
  * stale plans, and a session another process holds.
  */
-import { existsSync, readFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -145,6 +145,33 @@ describe.concurrent('mend --acp', { timeout: 60_000 }, () => {
     expect(slow).toHaveLength(1);
     expect((slow[0] as { toolCallResult?: { status: string } }).toolCallResult?.status).toBe('cancelled');
     expect(records.at(-1)).toMatchObject({ type: 'system', subtype: 'turn_aborted', systemPayload: { reason: 'interrupt' } });
+  });
+
+  it('each session works in the project of its own cwd: its log, its tool boundary', async () => {
+    const sb = makeSandbox('acp-cwd');
+    const other = join(sb.root, 'other-project');
+    mkdirSync(other);
+    const inside = join(other, 'in.txt');
+    const outside = join(sb.cwd, 'out.txt');
+    const script = writeScript(sb, [
+      { toolCalls: [{ id: 'in', name: 'write_file', args: { file_path: inside, content: 'in' } }] },
+      { toolCalls: [{ id: 'out', name: 'write_file', args: { file_path: outside, content: 'out' } }] },
+      { text: 'done' },
+    ]);
+    const run = await withAcp(sb, { args: ['--approval-mode', 'yolo', '--scripted-responses', script] }, async (r) => {
+      await r.initialize();
+      const { sessionId } = await r.agent.request(m.session.new, { cwd: other, mcpServers: [] });
+      await r.agent.request(m.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'write both' }] });
+      return { sessionId, updates: r.updatesOf(sessionId) };
+    });
+    const status = (id: string) => run.value.updates.filter((u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === id).map((u) => (u as { status: string }).status);
+    expect(status('in')).toContain('completed');
+    expect(status('out')).toContain('failed');
+    expect(readFileSync(inside, 'utf8')).toBe('in');
+    expect(existsSync(outside)).toBe(false);
+    const chats = join(sb.home, 'projects', other.replace(/[^a-zA-Z0-9]/g, '-'), 'chats');
+    expect(existsSync(join(chats, `${run.value.sessionId}.jsonl`))).toBe(true);
+    expect(sessionFiles(sb)).toEqual([]);
   });
 
   it('SIGTERM mid-tool: the prompt still answers cancelled, the abort is recorded as sigterm, exit 143', async () => {
