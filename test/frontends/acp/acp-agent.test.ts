@@ -12,7 +12,8 @@ import type { ChatRecord } from '../../../src/session/records.js';
 import { AcpContinueAnswerSchema, AcpTurnMetaSchema } from '../../../src/stream/acp-extensions.js';
 import { RecoverySummaryCamelSchema } from '../../../src/stream/recovery-summary.js';
 import { allow, withAcp, wireUpdates, type AcpRun } from '../../support/acp.js';
-import { LogBuilder, cleanupSandboxes, logPathOf, makeSandbox, mend, readLog, sessionFiles, spawnMend, waitFor, watchStdout, writeScript, type Sandbox } from '../../support/cli.js';
+import { copyCase, listCorpus } from '../../support/corpus.js';
+import { LogBuilder, cleanupSandboxes, logPathOf, makeSandbox, mend, trackTempDir, readLog, sessionFiles, spawnMend, waitFor, watchStdout, writeScript, type Sandbox } from '../../support/cli.js';
 
 afterAll(cleanupSandboxes);
 
@@ -280,6 +281,42 @@ describe.concurrent('mend --acp', { timeout: 60_000 }, () => {
     expect(AcpContinueAnswerSchema.parse(stale)).toMatchObject({ accepted: false, code: 'stale_plan' });
     expect(readFileSync(path).length).toBe(size);
     expect(existsSync(marker)).toBe(false);
+  });
+
+  it('refusals: a damaged history, a running turn; a cancelled permission outcome is a denial', async () => {
+    const sb = makeSandbox('acp-refusals');
+    const marker = join(sb.scratch, 'marker');
+    const degraded = listCorpus().find((c) => c.name === 'history-gap-middle')!;
+    const { dir, sessionPath } = copyCase(degraded);
+    trackTempDir(dir);
+    const before = readFileSync(sessionPath);
+    const script = writeScript(sb, [
+      { toolCalls: [{ id: 'ask', name: 'run_shell_command', args: { command: `touch ${marker}` } }] },
+      { text: 'Not touching it, then.' },
+      { toolCalls: [{ id: 'slow', name: 'run_shell_command', args: { command: 'sleep 20' } }] },
+      { text: 'never' },
+    ]);
+    const run = await withAcp(sb, { args: ['--scripted-responses', script] }, async (r) => {
+      await r.initialize();
+      await r.agent.request(m.session.load, { sessionId: sessionPath, cwd: sb.cwd, mcpServers: [] });
+      const damaged = await r.agent.request('_mend/session/continue', { sessionId: sessionPath });
+      const { sessionId } = await r.agent.request(m.session.new, { cwd: sb.cwd, mcpServers: [] });
+      // No permission handler answer: the client's default here is `cancelled`.
+      const denied = await r.agent.request(m.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'touch it' }] });
+      await r.agent.request(m.session.setMode, { sessionId, modeId: 'yolo' });
+      const turn = r.agent.request(m.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'sleep' }] });
+      await r.waitForUpdate((u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === 'slow' && u.status === 'in_progress');
+      const running = await r.agent.request('_mend/session/continue', { sessionId });
+      await r.agent.notify(m.session.cancel, { sessionId });
+      await turn;
+      return { damaged, denied, running };
+    });
+    const { damaged, denied, running } = run.value;
+    expect(AcpContinueAnswerSchema.parse(damaged)).toMatchObject({ accepted: false, code: 'continuation_refused' });
+    expect(readFileSync(sessionPath).equals(before)).toBe(true);
+    expect(AcpTurnMetaSchema.parse((denied._meta as { mend: unknown }).mend).permissionDenials.map((d) => d.toolUseId)).toEqual(['ask']);
+    expect(existsSync(marker)).toBe(false);
+    expect(AcpContinueAnswerSchema.parse(running)).toMatchObject({ accepted: false, code: 'turn_running' });
   });
 
   it('/continue typed as a prompt shows the plan first, then continues; /plan only shows it', async () => {
