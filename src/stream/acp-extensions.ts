@@ -4,7 +4,7 @@
  * on that wire is ACP's own (the SDK's schemas). Pure zod, so the SDK may use it.
  */
 import { z } from 'zod';
-import { RefusalSchema } from './error-codes.js';
+import { REFUSAL_CODES, RefusalSchema } from './error-codes.js';
 import { RecoverySummaryCamelSchema } from './recovery-summary.js';
 import { RecoveryKindWireSchema } from './recovery-vocabulary.js';
 
@@ -57,7 +57,7 @@ export const AcpOpenMetaSchema = z.looseObject({
 export const AcpSessionMetaSchema = z.looseObject({
   recovery: RecoverySummaryCamelSchema.nullable(),
   /** Only when the client asked for it: whether a continuation starts right after this answer. */
-  autoContinue: z.object({ started: z.boolean(), reason: z.string().optional() }).optional(),
+  autoContinue: z.object({ started: z.boolean(), code: z.enum(REFUSAL_CODES).optional(), reason: z.string().optional() }).optional(),
 });
 export type AcpSessionMeta = z.infer<typeof AcpSessionMetaSchema>;
 

@@ -12,6 +12,7 @@ import * as acp from '@agentclientprotocol/sdk';
 import { errorCodeOf, errorMessageOf } from '../../errors.js';
 import type { TurnOutcome } from '../../engine/engine-events.js';
 import type { HostEnv } from '../../runtime/host-env.js';
+import type { Decision } from '../../runtime/continuation-policy.js';
 import { SessionRuntime, type RuntimeDeps, type RuntimeSettings, type SessionTarget } from '../../runtime/session-runtime.js';
 import type { AskHost } from '../../runtime/tool-port.js';
 import {
@@ -24,6 +25,7 @@ import {
   type AcpSessionMeta,
   type AcpTurnMeta,
 } from '../../stream/acp-extensions.js';
+import type { RefusalCode } from '../../stream/error-codes.js';
 import { APPROVAL_MODES, APPROVAL_MODE_DESCRIPTIONS, approvalModeFromAlias, type ApprovalMode } from '../../stream/approval-modes.js';
 import { toRecoverySummaryCamel } from '../../stream/map/recovery-summary.js';
 import type { RecoverySummaryCamel } from '../../stream/recovery-summary.js';
@@ -68,6 +70,15 @@ function requestError(code: string, message: string, sessionId?: string): acp.Re
   if (code === 'session_not_found' || code === 'no_session_to_continue') return new acp.RequestError(-32002, message, { code, ...(sessionId ? { sessionId } : {}) });
   if (code === 'usage' || code === 'invalid_resume_target' || code === 'invalid_request') return new acp.RequestError(-32602, message, { code });
   return new acp.RequestError(-32603, message, { code });
+}
+
+/** Why an opted-in auto-continue does not start, in this protocol's words (the policy's own hint is the CLI's). */
+function autoContinueRefusal(decision: Decision): { code: RefusalCode; reason: string } {
+  if (decision.action === 'refused') return { code: decision.code, reason: decision.message };
+  if (decision.action === 'awaiting_confirmation') {
+    return { code: 'confirmation_required', reason: 'this session needs a confirmation to continue: type /continue, or call _mend/session/continue' };
+  }
+  return { code: 'nothing_to_continue', reason: 'nothing to continue' };
 }
 
 function turnMeta(outcome: TurnOutcome): AcpTurnMeta {
@@ -273,7 +284,7 @@ export class AcpAgent {
     if (autoContinue) {
       const decision = runtime.decide({ type: 'auto_continue', planId: summary?.planId });
       const started = decision.action === 'continue' && decision.execute === 'continuation';
-      mend.autoContinue = started ? { started } : { started, reason: 'message' in decision && decision.message ? decision.message : 'nothing to continue' };
+      mend.autoContinue = started ? { started } : { started, ...autoContinueRefusal(decision) };
       if (started) this.afterAnswer(() => void session.continueLastTurn(summary?.planId, true));
     }
     await Promise.all(sends);

@@ -456,7 +456,7 @@ describe.concurrent('mend --acp', { timeout: 60_000 }, () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       return answer;
     });
-    expect((refused.value._meta as { mend: { autoContinue?: unknown } }).mend.autoContinue).toMatchObject({ started: false });
+    expect((refused.value._meta as { mend: { autoContinue?: unknown } }).mend.autoContinue).toMatchObject({ started: false, code: 'confirmation_required' });
     expect(readFileSync(path2).equals(before)).toBe(true);
   });
 
