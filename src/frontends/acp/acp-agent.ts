@@ -50,6 +50,9 @@ export interface AcpOptions {
   maxTurns: number;
   systemPrompt: string | undefined;
   appendSystemPrompt: string | undefined;
+  /** --core-tools / --exclude-tools. */
+  coreTools: string[] | undefined;
+  excludeTools: string[];
   debug: boolean;
 }
 
@@ -427,6 +430,7 @@ export class AcpAgent {
       acceptDegraded: false,
       systemPrompt: this.options.systemPrompt,
       appendSystemPrompt: this.options.appendSystemPrompt,
+      tools: { only: this.options.coreTools, exclude: this.options.excludeTools },
     };
     try {
       // A new session is driven at once; a loaded one only maybe: it takes the lease on its first turn.
