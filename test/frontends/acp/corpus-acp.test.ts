@@ -12,29 +12,14 @@ import { buildPlanForSession } from '../../../src/recovery/index.js';
 import { SYNTHETIC_RESULT_REASON } from '../../../src/recovery/synthetic-result.js';
 import { loadSession } from '../../../src/session/session-loader.js';
 import type { Content } from '../../../src/session/records.js';
-import { RecoverySummaryCamelSchema, type RecoverySummaryCamel } from '../../../src/stream/recovery-summary.js';
+import { RecoverySummaryCamelSchema } from '../../../src/stream/recovery-summary.js';
 import { withAcp, wireUpdates } from '../../support/acp.js';
-import { cleanupSandboxes, makeSandbox, snapshotTree, summaryFromCorePlan, trackTempDir, type ComparableSummary } from '../../support/cli.js';
+import { cleanupSandboxes, makeSandbox, snapshotTree, summaryFromCamel, summaryFromCorePlan, trackTempDir } from '../../support/cli.js';
 import { copyCase, listCorpus } from '../../support/corpus.js';
 
 const cases = listCorpus();
 
 afterAll(cleanupSandboxes);
-
-function summaryFromCamel(s: RecoverySummaryCamel): ComparableSummary {
-  return {
-    plan_id: s.planId,
-    kind: s.recoveryKind,
-    cause: s.cause,
-    can_continue: s.canContinue,
-    can_auto_continue: s.canAutoContinue,
-    requires_user_confirmation: s.requiresUserConfirmation,
-    previous_attempts: s.previousAttempts,
-    repairs: s.repairs.map((r) => ({ type: r.type, count: r.count })),
-    continuation_mode: s.continuation?.mode ?? null,
-    part_count: s.continuation ? s.continuation.partCount : null,
-  };
-}
 
 /** What a replay must show, computed from the history as written (not with the product's replay code). */
 function expectedReplay(history: readonly Content[]) {
