@@ -27,6 +27,8 @@ export interface RunOptions extends StdioRunOptions {
   appendSystemPrompt: string | undefined;
   /** -i/--prompt-interactive: open the terminal UI with this first prompt. */
   promptInteractive: string | undefined;
+  /** `--acp`: serve the Agent Client Protocol on stdio (an editor drives the sessions). */
+  acp: boolean;
 }
 
 export type ParsedCommand =
@@ -97,6 +99,7 @@ function build(argv: string[]) {
     .option('fork-session', { type: 'boolean', default: false, describe: 'copy the resumed session into a new one and work there' })
     .option('output-format', { alias: 'o', choices: ['text', 'json', 'stream-json'] as const, default: 'text' as const })
     .option('input-format', { choices: ['text', 'stream-json'] as const, default: 'text' as const })
+    .option('acp', { type: 'boolean', default: false, describe: 'run as an Agent Client Protocol agent on stdio (for editors such as Zed)' })
     .option('include-partial-messages', { type: 'boolean', default: false })
     .option('continue-interrupted', { type: 'boolean', default: false, describe: 'execute the recovery continuation' })
     .option('plan-id', { type: 'string', describe: 'refuse to continue unless the current plan has this id' })
@@ -208,6 +211,7 @@ export async function parseArgs(argv: string[]): Promise<ParsedCommand> {
     appendSystemPrompt: last(a['append-system-prompt']),
     promptInteractive: last(a['prompt-interactive']),
     store,
+    acp: last(a.acp) === true,
   };
   validateRunOptions(options, a);
   return { command: 'run', options };
@@ -307,6 +311,19 @@ function validateRunOptions(o: RunOptions, a: Record<string, unknown> = {}): voi
   }
   if (o.includePartialMessages && o.outputFormat !== 'stream-json') {
     throw new MendError('usage', '--include-partial-messages needs --output-format stream-json');
+  }
+  if (o.acp) {
+    const clashing = [
+      o.prompt !== undefined || o.promptFromStdin ? '-p/--prompt' : '',
+      o.continue ? '--continue' : '',
+      o.resume !== undefined ? '--resume' : '',
+      o.sessionId !== undefined ? '--session-id' : '',
+      o.forkSession ? '--fork-session' : '',
+      o.inputFormat !== 'text' ? '--input-format' : '',
+      o.outputFormat !== 'text' ? '--output-format' : '',
+      o.continueInterrupted || o.autoContinue || o.acceptDegraded ? '--continue-interrupted/--auto-continue/--accept-degraded' : '',
+    ].filter(Boolean);
+    if (clashing.length > 0) throw new MendError('usage', `--acp takes sessions from the editor; it cannot be combined with ${clashing.join(', ')}`);
   }
   if (o.inputFormat === 'stream-json' && o.outputFormat !== 'stream-json') {
     throw new MendError('usage', '--input-format stream-json needs --output-format stream-json');

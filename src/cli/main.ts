@@ -82,6 +82,8 @@ function projectRootOf(cwd: string): string {
 export interface Composition {
   store: SessionStore;
   runtime: RuntimeDeps;
+  /** The same dependencies for the project of another directory (an ACP session names its own cwd). */
+  forCwd: (cwd: string) => RuntimeDeps;
 }
 
 /** Everything a runtime needs, from the process's environment and the parsed options. */
@@ -98,30 +100,38 @@ export async function compose(io: MainIo, options: ComposeOptions, signal?: Abor
   const now = () => new Date().toISOString();
   const store = await composeStore(io, options.store);
   const env = providerEnv(io.env);
-  const projectRoot = projectRootOf(io.cwd);
+  // Read from the environment now, while it still holds the credentials (main removes them).
   const toolSession = toolSessionContext({
-    projectRoot,
+    projectRoot: projectRootOf(io.cwd),
     addDirs: (options.addDirs ?? []).map((dir) => resolve(io.cwd, dir)),
     policy: options.toolEnv ?? DEFAULT_TOOL_ENV_POLICY,
     parentEnv: io.env,
     credentialNames: CREDENTIAL_VARIABLES,
   });
+  /** What depends on the project: its root, the tools' boundary and the system prompt naming it. */
+  const project = (cwd: string): Pick<RuntimeDeps, 'cwd' | 'scope' | 'toolSession' | 'baseSystemPrompt'> => {
+    const projectRoot = projectRootOf(cwd);
+    const session = { ...toolSession, projectRoot };
+    return {
+      cwd,
+      scope: { projectRoot, cwd },
+      toolSession: session,
+      baseSystemPrompt: () =>
+        buildSystemPrompt({
+          projectRoot,
+          extraRoots: session.roots,
+          platform: platform(),
+          date: new Date(),
+          tools: toolDeclarations(),
+          mendVersion: MEND_VERSION,
+        }),
+    };
+  };
   const runtime: RuntimeDeps = {
     store,
-    scope: { projectRoot, cwd: io.cwd },
-    toolSession,
-    baseSystemPrompt: () =>
-      buildSystemPrompt({
-        projectRoot,
-        extraRoots: toolSession.roots,
-        platform: platform(),
-        date: new Date(),
-        tools: toolDeclarations(),
-        mendVersion: MEND_VERSION,
-      }),
+    ...project(io.cwd),
     // MEND_HOSTNAME: the host a writer lease names (tests stand for two machines with it).
     identity: { host: io.env['MEND_HOSTNAME'] || hostname(), pid: io.pid },
-    cwd: io.cwd,
     version: MEND_VERSION,
     newId: randomUUID,
     now,
@@ -129,7 +139,7 @@ export async function compose(io: MainIo, options: ComposeOptions, signal?: Abor
     provider: (model) => lazyProvider({ ...options, model }, env),
     ...(signal ? { signal } : {}),
   };
-  return { store, runtime };
+  return { store, runtime, forCwd: (cwd) => ({ ...runtime, ...project(cwd) }) };
 }
 
 export async function main(argv: string[], io: MainIo = defaultIo()): Promise<number> {
@@ -211,6 +221,10 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
   }, io.stdout);
 
   async function runFrontEnd(options: RunOptions, host: HostEnv): Promise<number> {
+    if (options.acp) {
+      const { runAcp } = await import('../frontends/acp/run-acp.js');
+      return await runAcp(options, host);
+    }
     // The terminal UI: a TTY on both ends and nothing that asks for a headless run (-p, stream-json, json, a continuation flag).
     const headless = options.prompt !== undefined || options.promptFromStdin || options.inputFormat !== 'text' || options.outputFormat !== 'text' || options.continueInterrupted || options.autoContinue;
     const terminal = (io.stdin as { isTTY?: boolean }).isTTY === true && (io.stdout as { isTTY?: boolean }).isTTY === true;
@@ -253,7 +267,7 @@ async function withSignals(controller: AbortController, run: () => Promise<numbe
 }
 
 async function hostEnv(io: MainIo, options: ComposeOptions & Pick<RunOptions, 'model'>, signal: AbortSignal): Promise<HostEnv> {
-  const { runtime } = await compose(io, options, signal);
+  const { runtime, forCwd } = await compose(io, options, signal);
   // Credentials are read once (compose keeps what it needs), then leave the process's
   // environment, so no child inherits them. A tool could still read the start-up block
   // at /proc/<mend pid>/environ; tool output is redacted of these values for that reason.
@@ -264,6 +278,7 @@ async function hostEnv(io: MainIo, options: ComposeOptions & Pick<RunOptions, 'm
     stderr: io.stderr as HostEnv['stderr'],
     signal,
     runtime,
+    runtimeFor: forCwd,
     modelName: (model) => configuredModel({ ...options, model }, providerEnv(io.env)),
     toolNames: TOOL_NAMES,
   };

@@ -14,6 +14,8 @@ export interface HostEnv {
   /** Aborted with 'sigint' | 'sigterm' by the signal handlers main() installs. */
   signal: AbortSignal;
   runtime: RuntimeDeps;
+  /** `runtime` for the project of another directory: front ends whose sessions name their own cwd (ACP). */
+  runtimeFor?: (cwd: string) => RuntimeDeps;
   /** The model name `init` shows before any provider is built (null when none is configured). */
   modelName: (model: string | undefined) => string | null;
   /** Names of the tools offered to the model. */

@@ -10,7 +10,7 @@
  * executes is the one built under the lease. Inspecting takes no lease and
  * writes nothing (with or without a fork: a fork is created only to write).
  */
-import { MendError, errorCodeOf, errorMessageOf } from '../errors.js';
+import { MendError, errorCodeOf, errorMessageOf, isMendError } from '../errors.js';
 import { AgentSession, type ApprovalGate, type ToolPort } from '../engine/agent-session.js';
 import type { EngineEvent, TurnOutcome } from '../engine/engine-events.js';
 import { RecordBuilder, type RecordContext } from '../engine/record-builder.js';
@@ -76,7 +76,14 @@ export interface OpenRequest {
    * process still writes the source (its "interrupted" tool may still be running).
    */
   fork?: { sessionId?: string | undefined; forContinuation?: boolean } | undefined;
-  access: 'inspect' | 'write';
+  /**
+   * `inspect`: no lease, never writes. `write`: the lease is taken before loading.
+   * `on_demand` (resume/latest only): opened like `inspect`, so loading writes nothing
+   * and works on a session another process holds; the first prompt or continuation
+   * takes the lease and rebuilds the plan under it (refused with `session_locked`
+   * while another process holds it).
+   */
+  access: 'inspect' | 'write' | 'on_demand';
   settings: RuntimeSettings;
 }
 
@@ -112,6 +119,8 @@ export class SessionRuntime {
     /** The live holder when inspecting a session another process writes. */
     readonly activeWriter: ActiveWriter | null,
     settings: RuntimeSettings,
+    /** Opened `on_demand`: the first turn takes the lease. */
+    private readonly leaseOnDemand = false,
   ) {
     this.settings = { ...settings, allowedTools: [...settings.allowedTools] };
     this.recoveryPending = plan?.canContinue === true;
@@ -163,7 +172,8 @@ export class SessionRuntime {
       const { loaded, plan } = await loadAndPlan(store, source, request.settings.allowAutoContinue, holder);
       // New records need an id even in a log that names none (an empty file not named by a UUID).
       const sessionId = loaded.conversation.sessionId || source.sessionId;
-      return new SessionRuntime(deps, { ...source, sessionId }, sessionId, true, lease, loaded, plan, holder, request.settings);
+      const onDemand = request.access === 'on_demand' && !request.fork;
+      return new SessionRuntime(deps, { ...source, sessionId }, sessionId, true, lease, loaded, plan, holder, request.settings, onDemand);
     } catch (error) {
       await lease?.release();
       throw error;
@@ -303,7 +313,7 @@ export class SessionRuntime {
    * policy decides on that one.
    */
   continueLastTurn(request: { planId?: string | undefined; auto?: boolean; unconfirmed?: boolean; label?: string } = {}): Promise<ContinueAnswer> {
-    if (this.closed || !this.lease) {
+    if (this.closed || (!this.lease && !this.leaseOnDemand)) {
       const holder = this.activeWriter;
       return Promise.resolve({
         accepted: false,
@@ -317,6 +327,11 @@ export class SessionRuntime {
       const done: Promise<TurnOutcome | null> = this.queue.add((stopped) => this.labelled(request.label, async () => {
         if (stopped) {
           answer({ accepted: false, code: 'turn_running', message: 'mend is stopping', plan: this.plan });
+          return null;
+        }
+        const locked = await this.takeLeaseOnDemand();
+        if (locked) {
+          answer({ accepted: false, code: 'session_locked', message: locked, plan: this.plan });
           return null;
         }
         const current = await this.planForExecution();
@@ -340,6 +355,39 @@ export class SessionRuntime {
     });
   }
 
+  /**
+   * For a runtime opened `on_demand`: takes the writer lease before the first turn
+   * and rebuilds the plan under it (the log may have changed since it was loaded).
+   * Answers why not when another process holds the session; null when the lease is held.
+   */
+  private async takeLeaseOnDemand(): Promise<string | null> {
+    if (this.lease || !this.leaseOnDemand) return null;
+    if (this.closed) return 'the session is closed';
+    try {
+      this.lease = await this.deps.store.acquire(this.ref, this.deps.identity);
+    } catch (error) {
+      if (isMendError(error, 'session_locked')) return error.message;
+      throw error;
+    }
+    try {
+      const { loaded, plan } = await loadAndPlan(this.deps.store, this.ref, this.settings.allowAutoContinue, null);
+      this.loaded = loaded;
+      this.plan = plan;
+      this.planFresh = true;
+      this.recoveryPending = plan.canContinue;
+    } catch (error) {
+      await this.lease.release();
+      this.lease = null;
+      throw error;
+    }
+    return null;
+  }
+
+  /** Lets a tool run without asking for the rest of this runtime (an "always allow" answer). */
+  allowTool(name: string): void {
+    if (!this.settings.allowedTools.includes(name)) this.settings.allowedTools.push(name);
+  }
+
   /** Stops the running turn (recorded as aborted); false when nothing runs. */
   interrupt(): boolean {
     return this.queue.interrupt('interrupt');
@@ -355,7 +403,13 @@ export class SessionRuntime {
   }
 
   private async runPrompt(parts: Part[]): Promise<TurnOutcome> {
-    const refusal = this.promptRefusal();
+    let refusal: { code: string; message: string } | undefined;
+    try {
+      const locked = await this.takeLeaseOnDemand();
+      refusal = locked ? { code: 'session_locked', message: locked } : this.promptRefusal();
+    } catch (error) {
+      refusal = { code: errorCodeOf(error), message: errorMessageOf(error) };
+    }
     if (refusal) {
       const outcome = refusedOutcome(refusal.code, refusal.message);
       this.emit({ type: 'turn_failed', outcome });

@@ -21,6 +21,11 @@ const registry = createToolRegistry();
 export const TOOL_NAMES: readonly string[] = registry.names();
 export const toolDeclarations = (): ToolDeclaration[] => registry.declarations();
 
+/** What a built-in tool does ('read' | 'edit' | 'execute'), for front ends that show calls; undefined for unknown names. */
+export function toolKindOf(name: string): 'read' | 'edit' | 'execute' | undefined {
+  return registry.get(name)?.kind;
+}
+
 /**
  * The built-in tools for one session. `session` carries the project boundary (root and
  * added directories), the tools' environment and the secret values to redact; without

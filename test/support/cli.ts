@@ -493,3 +493,28 @@ export function summaryFromRecoveryLine(line: {
     part_count: line.continuation ? line.continuation.part_count : null,
   };
 }
+
+/** From a camelCase summary (ACP `_meta.mend.recovery`, `_mend/session/recovery`, the daemon's answers). */
+export function summaryFromCamel(s: {
+  planId: string;
+  recoveryKind: string;
+  cause: string;
+  canContinue: boolean;
+  canAutoContinue: boolean;
+  requiresUserConfirmation: boolean;
+  previousAttempts: number;
+  repairs: Array<{ type: string; count: number }>;
+  continuation: { mode: string; partCount: number } | null;
+}): ComparableSummary {
+  return summaryFromRecoveryLine({
+    plan_id: s.planId,
+    kind: s.recoveryKind,
+    cause: s.cause,
+    can_continue: s.canContinue,
+    can_auto_continue: s.canAutoContinue,
+    requires_user_confirmation: s.requiresUserConfirmation,
+    previous_attempts: s.previousAttempts,
+    repairs: s.repairs,
+    continuation: s.continuation ? { mode: s.continuation.mode, part_count: s.continuation.partCount } : null,
+  });
+}
