@@ -93,7 +93,8 @@ export type ComposeOptions = Pick<RunOptions, 'provider' | 'scriptedResponses' |
 export async function composeStore(io: MainIo, flag: string | undefined): Promise<SessionStore> {
   const home = io.env['MEND_HOME'] || join(homedir(), '.mend');
   const faultHook = faultHookFromEnv(io.env['MEND_FAULT'], (msg) => io.stderr.write(`mend[fault]: ${msg}\n`));
-  return openStore(storeSpec(flag, io.env), io.env, { home, ...(faultHook ? { faultHook } : {}) });
+  const warn = (message: string) => io.stderr.write(`mend: warning: ${message}\n`);
+  return openStore(storeSpec(flag, io.env), io.env, { home, warn, ...(faultHook ? { faultHook } : {}) });
 }
 
 export async function compose(io: MainIo, options: ComposeOptions, signal?: AbortSignal): Promise<Composition> {

@@ -244,13 +244,15 @@ export class AgentSession {
             results.push(await this.recordResult(call, decision.message, true, 'error', undefined, 'denied'));
             continue;
           }
-          this.deps.emit({ type: 'tool_call_started', call });
-          const outcome = await this.deps.tools.run({ ...call, args: decision.args ?? call.args }, opts.signal);
+          // A host may run the call with other arguments than the model's (updatedInput): what ran is recorded.
+          const executedArgs = decision.args !== undefined && JSON.stringify(decision.args) !== JSON.stringify(call.args) ? decision.args : undefined;
+          this.deps.emit({ type: 'tool_call_started', call: executedArgs ? { ...call, args: executedArgs } : call });
+          const outcome = await this.deps.tools.run({ ...call, args: executedArgs ?? call.args }, opts.signal);
           if (opts.signal.aborted) {
-            results.push(await this.recordResult(call, `${ABORTED_TOOL_MESSAGE}\n${outcome.output}`.trim(), true, 'cancelled'));
+            results.push(await this.recordResult(call, `${ABORTED_TOOL_MESSAGE}\n${outcome.output}`.trim(), true, 'cancelled', undefined, 'cancelled', executedArgs));
             continue;
           }
-          results.push(await this.recordResult(call, outcome.output, outcome.isError, outcome.isError ? 'error' : 'success', outcome.display));
+          results.push(await this.recordResult(call, outcome.output, outcome.isError, outcome.isError ? 'error' : 'success', outcome.display, undefined, executedArgs));
         }
         this.history.push({ role: 'user', parts: results });
         if (opts.signal.aborted) return await this.aborted(opts.signal, finish);
@@ -269,11 +271,15 @@ export class AgentSession {
     status: 'success' | 'error' | 'cancelled',
     display?: string,
     outcome: ToolCallStatus = status,
+    executedArgs?: Record<string, unknown>,
   ): Promise<Part> {
     const part: Part & { functionResponse: NonNullable<Part['functionResponse']> } = {
       functionResponse: { id: call.id, name: call.name, response: isError ? { error: output } : { output } },
     };
-    const record = this.deps.builder.toolResult(part, status, display !== undefined ? { display } : {});
+    const record = this.deps.builder.toolResult(part, status, {
+      ...(display !== undefined ? { display } : {}),
+      ...(executedArgs !== undefined ? { executedArgs } : {}),
+    });
     // Durable before the next model request.
     await this.write(record, true);
     this.deps.emit({

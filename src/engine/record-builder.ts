@@ -70,7 +70,7 @@ export class RecordBuilder {
   toolResult(
     part: Part & { functionResponse: NonNullable<Part['functionResponse']> },
     status: 'success' | 'error' | 'cancelled',
-    opts: { display?: string; synthetic?: { planId: string } } = {},
+    opts: { display?: string; synthetic?: { planId: string }; executedArgs?: Record<string, unknown> } = {},
   ): ToolResultRecord {
     const { uuid, parentUuid, sessionId, timestamp, cwd, version } = this.base();
     const response = part.functionResponse.response;
@@ -89,6 +89,8 @@ export class RecordBuilder {
         status,
         ...(opts.display !== undefined ? { resultDisplay: opts.display } : {}),
         ...(status !== 'success' ? { error: response['error'] ?? response['output'] } : {}),
+        // What actually ran when a host substituted the arguments: the log must not claim the model's did.
+        ...(opts.executedArgs !== undefined ? { executedArgs: opts.executedArgs, argsChangedByHost: true } : {}),
       },
     };
     if (opts.synthetic) record.recovery = { planId: opts.synthetic.planId, synthetic: true };

@@ -254,8 +254,29 @@ export class SessionRuntime {
     this.modelChanged = true;
   }
 
-  setApprovalMode(mode: ApprovalMode): void {
+  /**
+   * Changes the approval mode. When the session is leased the change is recorded as a
+   * system record (old and new mode, who changed it), so the log says under which mode
+   * each tool ran. Returns once the record is written.
+   */
+  async setApprovalMode(mode: ApprovalMode, by = 'host'): Promise<void> {
+    const from = this.settings.approvalMode;
     this.settings.approvalMode = mode;
+    if (from === mode || !this.lease) return;
+    const builder = this.recordBuilder();
+    const record = builder.system('approval_mode_changed', { from, to: mode, by });
+    try {
+      await this.lease.append(record, { durable: true });
+      builder.advance(record);
+    } catch (error) {
+      // The mode did change; only its record is missing. Said, never thrown at a caller that cannot act on it.
+      this.emit({ type: 'warning', code: 'record_failed', message: `the approval mode change was not recorded: ${errorMessageOf(error)}` });
+    }
+  }
+
+  private recordBuilder(): RecordBuilder {
+    this.agentBuilder ??= new RecordBuilder(contextFor(this.sessionId, this.deps), this.loaded?.conversation.leafUuid ?? null);
+    return this.agentBuilder;
   }
 
   /** A person confirmed running prompts on a degraded history (--accept-degraded given later, as in the terminal UI). */
@@ -464,8 +485,7 @@ export class SessionRuntime {
     if (!lease) throw new MendError('internal', 'a run that writes needs the writer lease');
     if (this.agent && !this.modelChanged) return this.agent;
     const history = this.agent ? this.agent.history : structuredClone(this.plan?.apiHistory ?? []);
-    const builder = this.agent ? this.agentBuilder! : new RecordBuilder(contextFor(this.sessionId, this.deps), this.loaded?.conversation.leafUuid ?? null);
-    this.agentBuilder = builder;
+    const builder = this.recordBuilder();
     const gate: ApprovalGate = approvalGate(this.settings, () => this.askHost());
     this.agent = new AgentSession({
       sessionId: this.sessionId,

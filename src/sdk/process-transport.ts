@@ -67,6 +67,8 @@ export class ProcessTransport implements Transport {
     if (this.subprocess || this.closing) throw new MendSdkError('transport_started', 'the transport was already started or closed');
     const { execa } = await import('execa');
     const executable = this.options.pathToExecutable ?? defaultExecutable();
+    // A bad path must say so (ENOENT, EACCES), not "exited with code 1: Node.js v20…".
+    await checkExecutable(executable);
     const { file, args } = commandFor(executable, this.args);
     const subprocess = execa(file, args, {
       cwd: this.options.cwd ?? process.cwd(),
@@ -201,7 +203,28 @@ export class ProcessTransport implements Transport {
         : signal !== null
           ? `the mend CLI was killed by ${signal}`
           : `the mend CLI could not be started: ${result.originalMessage ?? result.shortMessage ?? 'unknown error'}`;
-    const lastLine = tail.trim().split('\n').at(-1);
+    const lastLine = meaningfulLine(tail);
     this.queue.fail(new MendProcessError(lastLine ? `${what}: ${lastLine}` : what, exitCode, signal, tail));
+  }
+}
+
+/** The stderr line that says what went wrong: Node's own banner (`Node.js v20…`) and stack frames are not it. */
+function meaningfulLine(tail: string): string | undefined {
+  const lines = tail.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^Node\.js v\d/.test(l) && !/^at /.test(l) && l !== '^');
+  return lines.findLast((l) => /error|denied|not found|cannot|refus/i.test(l)) ?? lines.at(-1);
+}
+
+async function checkExecutable(path: string): Promise<void> {
+  const { access, stat } = await import('node:fs/promises');
+  const { constants } = await import('node:fs');
+  const isScript = /\.(?:c|m)?js$/.test(path);
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) throw Object.assign(new Error('not a file'), { code: 'ENOTFILE' });
+    await access(path, isScript ? constants.R_OK : constants.X_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown';
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? (isScript ? 'not readable' : 'not executable') : code === 'ENOTFILE' ? 'not a file' : String((error as Error).message);
+    throw new MendProcessError(`the mend CLI could not be started: ${path}: ${why} (${code})`, null, null, '', { cause: error }, 'spawn_failed');
   }
 }

@@ -13,7 +13,7 @@
  * A last line that parses is a complete record that merely lacks its newline.
  * A whitespace-only last line is blank, like any other.
  */
-import { createReadStream } from 'node:fs';
+import { closeSync, constants, createReadStream, fstatSync, openSync } from 'node:fs';
 import { MendError } from '../errors.js';
 import type { LoadDiagnostic, ReadRecord } from './conversation.js';
 import { mergePieces } from './record-merge.js';
@@ -350,7 +350,7 @@ export async function readSessionLog(path: string, options: ReadOptions = {}): P
   };
 
   try {
-    const stream = createReadStream(path, { highWaterMark: options.chunkSize ?? DEFAULT_CHUNK });
+    const stream = createReadStream(path, { fd: openRegularFile(path), highWaterMark: options.chunkSize ?? DEFAULT_CHUNK });
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       if (chunk.length === 0) continue;
       bytes += chunk.length;
@@ -393,6 +393,20 @@ export async function readSessionLog(path: string, options: ReadOptions = {}): P
     endsWithNewline: lastByte === NEWLINE,
     lines: line,
   };
+}
+
+/**
+ * Opens a session log for reading only if it is a regular file, judged on the opened
+ * descriptor (no check-then-open race). O_NONBLOCK: opening a FIFO must not hang; a FIFO
+ * or device at a session path is reported, never read.
+ */
+function openRegularFile(path: string): number {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  const stat = fstatSync(fd);
+  if (stat.isFile()) return fd;
+  closeSync(fd);
+  const what = stat.isFIFO() ? 'a FIFO' : stat.isCharacterDevice() || stat.isBlockDevice() ? 'a device' : stat.isDirectory() ? 'a directory' : stat.isSocket() ? 'a socket' : 'not a file';
+  throw Object.assign(new Error(`not a regular file (${what})`), { code: 'ENOTREGULAR' });
 }
 
 function toReadError(path: string, error: unknown): MendError {

@@ -39,7 +39,7 @@ export interface AppendOptions {
   durable?: boolean;
 }
 
-const { O_RDWR, O_APPEND, O_CREAT, O_EXCL } = fs.constants;
+const { O_RDWR, O_APPEND, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
 const NEWLINE = Buffer.from('\n');
 
 export class SessionWriter {
@@ -72,11 +72,16 @@ export class SessionWriter {
         fd = io.openSync(path, O_RDWR | O_APPEND | O_CREAT | O_EXCL, 0o600);
         io.fchmodSync(fd, 0o600);
       } else {
-        fd = io.openSync(path, O_RDWR | O_APPEND);
+        // Never through a symlink: the lock belongs to the real file, and records must not land
+        // in whatever file a link points to (with its own, maybe readable, mode).
+        fd = io.openSync(path, O_RDWR | O_APPEND | O_NOFOLLOW);
       }
     } catch (error) {
       const code = errnoOf(error);
       if (code === 'EEXIST') throw new MendError('session_exists', `Session log already exists: ${path}`, { path }, { cause: error });
+      if (code === 'ELOOP' || code === 'EMLINK') {
+        throw new MendError('session_write_failed', `Refusing to append to ${path}: it is a symbolic link (resume the real file instead)`, { path }, { cause: error });
+      }
       if (code === 'ENOENT' && !options.create) {
         throw new MendError('session_not_found', `Session log not found: ${path}`, { path }, { cause: error });
       }

@@ -2,7 +2,8 @@
  * Where session logs live: `<home>/projects/<sanitized project root>/chats/<sessionId>.jsonl`,
  * the layout Qwen Code uses (compat.md section 1), so a Qwen home works as ours.
  */
-import { open, readdir, stat } from 'node:fs/promises';
+import { lstat, open, readdir, stat } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { MendError } from '../errors.js';
 
@@ -46,8 +47,10 @@ export async function listSessions(chatsDir: string): Promise<string[]> {
       errno: code,
     });
   }
+  // Every entry named like a session, whatever it is: one that is not a readable file
+  // (a directory, a FIFO) is reported by whoever reads it, never silently left out.
   return entries
-    .filter((e) => (e.isFile() || e.isSymbolicLink()) && isSessionFileName(e.name))
+    .filter((e) => isSessionFileName(e.name))
     .map((e) => join(chatsDir, e.name))
     .sort();
 }
@@ -60,7 +63,16 @@ const TAIL_WINDOWS = [8 * 1024, 64 * 1024, 1024 * 1024];
  * force reading a whole 100 MB log. Null when none is found in the largest window.
  */
 export async function lastRecordTime(file: string): Promise<number | null> {
+  return (await lastRecordInfo(file)).ms;
+}
+
+/**
+ * From the end of a log: the timestamp (ms) of the last record that has one, and the
+ * `cwd` of the last record that has one (where the session was last worked on).
+ */
+export async function lastRecordInfo(file: string): Promise<{ ms: number | null; cwd: string | null }> {
   const handle = await open(file, 'r');
+  const found: { ms: number | null; cwd: string | null } = { ms: null, cwd: null };
   try {
     const size = (await handle.stat()).size;
     for (const window of TAIL_WINDOWS) {
@@ -70,42 +82,74 @@ export async function lastRecordTime(file: string): Promise<number | null> {
       const pieces = buf.toString('utf8', 0, bytesRead).split('\n');
       // Starting mid-file, the first piece is the end of a line we cannot see whole.
       const first = start > 0 ? 1 : 0;
-      for (let i = pieces.length - 1; i >= first; i--) {
-        const ms = timestampOf(pieces[i]!);
-        if (ms !== null) return ms;
+      for (let i = pieces.length - 1; i >= first && (found.ms === null || found.cwd === null); i--) {
+        const fields = fieldsOf(pieces[i]!);
+        found.ms ??= fields.ms;
+        found.cwd ??= fields.cwd;
       }
-      if (start === 0) return null;
+      if (start === 0 || (found.ms !== null && found.cwd !== null)) return found;
     }
-    return null;
+    return found;
   } finally {
     await handle.close();
   }
 }
 
-function timestampOf(line: string): number | null {
-  if (line.trim() === '') return null;
+function fieldsOf(line: string): { ms: number | null; cwd: string | null } {
+  if (line.trim() === '') return { ms: null, cwd: null };
   try {
     const value = JSON.parse(line) as unknown;
-    const ts = typeof value === 'object' && value !== null ? (value as { timestamp?: unknown }).timestamp : undefined;
-    if (typeof ts !== 'string') return null;
-    const ms = Date.parse(ts);
-    return Number.isFinite(ms) ? ms : null;
+    const record = typeof value === 'object' && value !== null ? (value as { timestamp?: unknown; cwd?: unknown }) : {};
+    const ms = typeof record.timestamp === 'string' ? Date.parse(record.timestamp) : NaN;
+    return { ms: Number.isFinite(ms) ? ms : null, cwd: typeof record.cwd === 'string' ? record.cwd : null };
   } catch {
-    return null;
+    return { ms: null, cwd: null };
   }
 }
 
-/** The session whose last record is newest (file mtime when no record has a timestamp), or null. */
-export async function findMostRecentSession(chatsDir: string): Promise<string | null> {
+/**
+ * Whether a session last worked on in `recordedCwd` belongs to this project. Two roots can
+ * share one folder name (`/x/a-b` and `/x/a/b` both sanitize to `-x-a-b`); the recorded
+ * cwd tells them apart. A session that records none (an old peer log) belongs.
+ */
+export function belongsToProject(recordedCwd: string | null, scope: { projectRoot: string; cwd: string }): boolean {
+  if (recordedCwd === null || recordedCwd === scope.projectRoot || recordedCwd === scope.cwd) return true;
+  // A log whose recorded root would live in another folder was copied or moved here on
+  // purpose: it belongs. Only a different root with the SAME folder name is a collision.
+  if (sanitizeProjectRoot(recordedCwd) !== sanitizeProjectRoot(scope.projectRoot)) return true;
+  try {
+    return realpathSync(recordedCwd) === scope.projectRoot;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The session whose last record is newest (file mtime when no record has a timestamp), or
+ * null. With a scope, sessions last worked on in another project (same folder name) are
+ * left out.
+ */
+export async function findMostRecentSession(chatsDir: string, scope?: { projectRoot: string; cwd: string }): Promise<string | null> {
   let best: { file: string; ms: number } | null = null;
   for (const file of await listSessions(chatsDir)) {
     let ms: number | null;
     try {
-      ms = await lastRecordTime(file);
-      ms ??= (await stat(file)).mtimeMs;
+      const info = await stat(file);
+      // Not a regular file: never opened here (a FIFO would hang); its mtime still ranks it,
+      // so --continue names the unreadable newest session instead of claiming there is none.
+      if (!info.isFile()) {
+        ms = info.mtimeMs;
+      } else {
+        const last = await lastRecordInfo(file);
+        if (scope && !belongsToProject(last.cwd, scope)) continue;
+        ms = last.ms ?? info.mtimeMs;
+      }
     } catch {
-      // Vanished or unreadable since listing: it cannot be continued anyway.
-      continue;
+      try {
+        ms = (await lstat(file)).mtimeMs;
+      } catch {
+        continue; // vanished since listing
+      }
     }
     if (best === null || ms > best.ms) best = { file, ms };
   }

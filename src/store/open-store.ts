@@ -19,6 +19,7 @@ export interface OpenStoreOptions {
   /** Overrides MEND_HOME for the JSONL store. */
   home?: string;
   faultHook?: WriteFaultHook;
+  warn?: (message: string) => void;
   tuning?: Partial<PgTuning>;
 }
 
@@ -30,7 +31,7 @@ export function storeSpec(flag: string | undefined, env: Env): string {
 export async function openStore(spec: string, env: Env, options: OpenStoreOptions = {}): Promise<SessionStore> {
   if (spec === 'jsonl') {
     const home = options.home ?? (env['MEND_HOME'] || join(homedir(), '.mend'));
-    return new JsonlSessionStore({ home, ...(options.faultHook ? { faultHook: options.faultHook } : {}) });
+    return new JsonlSessionStore({ home, ...(options.faultHook ? { faultHook: options.faultHook } : {}), ...(options.warn ? { warn: options.warn } : {}) });
   }
   if (isPostgresSpec(spec)) return new PostgresSessionStore({ spec, env, ...(options.tuning ? { tuning: options.tuning } : {}) });
   throw new MendError('usage', `Unknown session store ${JSON.stringify(redactUrl(spec))}: use jsonl or a postgres:// URL`, { spec: redactUrl(spec) });

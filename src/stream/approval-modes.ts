@@ -25,6 +25,9 @@ export function approvalModeFromAlias(name: string): ApprovalMode | undefined {
   return Object.hasOwn(APPROVAL_MODE_ALIASES, name) ? APPROVAL_MODE_ALIASES[name] : undefined;
 }
 
+/** Higher is stricter: plan runs nothing that changes state, yolo runs everything. */
+export const APPROVAL_MODE_STRICTNESS: Readonly<Record<ApprovalMode, number>> = { yolo: 0, 'auto-edit': 1, default: 2, plan: 3 };
+
 export const APPROVAL_MODE_DESCRIPTIONS: Readonly<Record<ApprovalMode, string>> = {
   default: 'ask before anything that changes state',
   'auto-edit': 'file edits run without asking; shell commands ask',

@@ -76,6 +76,8 @@ export const SystemRecoveryMessageSchema = RecoverySummarySchema.extend({
   ...envelope,
   action: RecoveryActionSchema,
   reason: z.string().optional(),
+  /** The session was recorded in another project directory than the one it now runs in. */
+  project_warning: z.string().optional(),
 });
 export type SystemRecoveryMessage = z.infer<typeof SystemRecoveryMessageSchema>;
 

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -192,12 +193,20 @@ describe('readSessionLog', () => {
     expect(isMendError(err, 'session_not_found')).toBe(true);
   });
 
+  it('a FIFO at a session path is reported, never read (opening it does not hang)', async () => {
+    const fifo = join(tempDir(), 'fifo.jsonl');
+    execFileSync('mkfifo', [fifo]);
+    const err = await readSessionLog(fifo).catch((e: unknown) => e);
+    expect(isMendError(err, 'session_read_failed')).toBe(true);
+    expect((err as Error).message).toContain('not a regular file (a FIFO)');
+  });
+
   it('throws session_read_failed for other I/O errors (a folder, an unreadable file)', async () => {
     const dir = join(tempDir(), 'dir.jsonl');
     mkdirSync(dir);
     const err = await readSessionLog(dir).catch((e: unknown) => e);
     expect(isMendError(err, 'session_read_failed')).toBe(true);
-    expect((err as { details: { errno: string } }).details.errno).toBe('EISDIR');
+    expect((err as Error).message).toContain('not a regular file (a directory)');
     if (process.getuid?.() !== 0) {
       const file = logWith(jsonl([user({ uuid: 'a' })]));
       chmodSync(file, 0o000);

@@ -53,14 +53,14 @@ describe('session paths', () => {
     expect(isMendError(caught, 'usage')).toBe(true);
   });
 
-  it('lists session files only, and none for a missing folder', async () => {
+  it('lists every entry named like a session (a directory too: the reader reports it), and none for a missing folder', async () => {
     const dir = tempDir();
     fs.writeFileSync(join(dir, `${ID2}.jsonl`), '');
     fs.writeFileSync(join(dir, `${ID1}.jsonl`), '');
     fs.writeFileSync(join(dir, `${ID1}.jsonl.lock`), '');
     fs.writeFileSync(join(dir, 'notes.jsonl'), '');
     fs.mkdirSync(join(dir, `${ID3}.jsonl`));
-    expect(await listSessions(dir)).toEqual([join(dir, `${ID1}.jsonl`), join(dir, `${ID2}.jsonl`)]);
+    expect(await listSessions(dir)).toEqual([join(dir, `${ID1}.jsonl`), join(dir, `${ID2}.jsonl`), join(dir, `${ID3}.jsonl`)].sort());
     expect(await listSessions(join(dir, 'nope'))).toEqual([]);
   });
 

@@ -34,6 +34,7 @@ const NOT_IN_POSTGRES = new Set([
   'damaged-lines-off-chain',
   'garbage-line-replaced-chain-record',
   'mixed-session-ids',
+  'foreign-first-line',
   'empty-session',
 ]);
 

@@ -24,17 +24,20 @@ export function fixtureLines(caseName: string): string[] {
   return readFileSync(join(CORPUS_DIR, caseName, 'session.jsonl'), 'utf8').split('\n');
 }
 
-/** The session id a fixture's records carry (a fresh one for a file without records). */
+/** The session id most of a fixture's records carry, as the reader decides (a fresh one for a file without records). */
 export function sessionIdOf(lines: string[]): string {
+  const counts = new Map<string, number>();
   for (const line of lines) {
     try {
       const id = (JSON.parse(line) as { sessionId?: unknown }).sessionId;
-      if (typeof id === 'string' && id.length > 0) return id;
+      if (typeof id === 'string' && id.length > 0) counts.set(id, (counts.get(id) ?? 0) + 1);
     } catch {
       // Not a record: look further.
     }
   }
-  return randomUUID();
+  let best: string | undefined;
+  for (const [id, n] of counts) if (best === undefined || n > counts.get(best)!) best = id;
+  return best ?? randomUUID();
 }
 
 export async function planThroughCore(caseName: string) {

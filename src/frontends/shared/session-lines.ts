@@ -6,6 +6,7 @@ import type { Decision } from '../../runtime/continuation-policy.js';
 import type { HostEnv } from '../../runtime/host-env.js';
 import type { SessionRuntime } from '../../runtime/session-runtime.js';
 import { toolOffered } from '../../runtime/tool-port.js';
+import { realpathSync } from 'node:fs';
 import { toRecoverySummary } from '../../stream/map/recovery-summary.js';
 import type { SystemInitMessage, SystemRecoveryMessage } from '../../stream/messages.js';
 import type { OutputSink } from './output-sink.js';
@@ -59,11 +60,36 @@ export function recoveryLine(runtime: SessionRuntime, decision: Decision, newId:
   return line;
 }
 
+/**
+ * A session resumed by path from another project's directory (`--resume PATH` elsewhere)
+ * runs its tools here, not where it was recorded: said on the recovery line and in the notice.
+ */
+export function projectMismatch(runtime: SessionRuntime, host: HostEnv): string | undefined {
+  const records = runtime.loadedSession?.conversation.records ?? [];
+  const recorded = records.findLast((r) => typeof r.cwd === 'string')?.cwd;
+  const { projectRoot, cwd } = host.runtime.scope;
+  if (recorded === undefined || recorded === projectRoot || recorded === cwd || realPath(recorded) === projectRoot) return undefined;
+  return `this session was recorded in ${recorded}; it now runs in ${projectRoot}, and its tools act here`;
+}
+
+function realPath(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Prints `init` and the recovery line (with its notice in text mode). */
-export function printSessionStart(out: OutputSink, runtime: SessionRuntime, host: HostEnv, decision: Decision): void {
+export function printSessionStart(out: OutputSink, runtime: SessionRuntime, host: HostEnv, decision: Decision, resumedByPath = false): void {
   printInit(out, runtime, host);
   const line = recoveryLine(runtime, decision, host.runtime.newId);
   if (!line) return;
+  const mismatch = resumedByPath ? projectMismatch(runtime, host) : undefined;
+  if (mismatch) {
+    line.project_warning = mismatch;
+    line.visible_notice = line.visible_notice ? `${line.visible_notice} Note: ${mismatch}.` : `Note: ${mismatch}.`;
+  }
   out.emit(line);
   out.setRecovery(line);
   if (line.visible_notice) out.notice(line.visible_notice);

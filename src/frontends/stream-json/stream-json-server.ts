@@ -19,6 +19,7 @@ import {
   type ContinueLastTurnAnswer,
   type HostControlRequest,
 } from '../../stream/control.js';
+import { APPROVAL_MODE_STRICTNESS } from '../../stream/approval-modes.js';
 import type { WireErrorCode } from '../../stream/error-codes.js';
 import { ExitCode, exitCodeForAbort } from '../../stream/exit-codes.js';
 import { LineFramer, type FramedLine } from '../../stream/line-framer.js';
@@ -210,9 +211,15 @@ export class StreamJsonServer {
         return { capabilities: { ...CAPABILITIES }, session_id: this.runtime.sessionId, recovery: this.runtime.resumed ? await this.currentSummary() : null };
       case 'interrupt':
         return { interrupted: this.runtime.interrupt() };
-      case 'set_permission_mode':
-        this.runtime.setApprovalMode(request.mode);
+      case 'set_permission_mode': {
+        // Before initialize any stdin writer could loosen the mode the user started mend in:
+        // only a stricter mode is accepted then.
+        if (!this.hostInitialized && APPROVAL_MODE_STRICTNESS[request.mode] < APPROVAL_MODE_STRICTNESS[this.runtime.settings.approvalMode]) {
+          throw new MendError('invalid_request', `set_permission_mode before initialize may only make the mode stricter (${this.runtime.settings.approvalMode} -> ${request.mode} refused); send initialize first`);
+        }
+        await this.runtime.setApprovalMode(request.mode, 'host');
         return { mode: request.mode };
+      }
       case 'set_model':
         this.runtime.setModel(request.model);
         return { model: request.model };

@@ -4,7 +4,9 @@
  * layout, with a lock file per session for the single writer. For this store a
  * ref's `location` is the log's path.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { basename } from 'node:path';
 import { MendError, errorCodeOf, errorMessageOf } from '../../errors.js';
 import type { ActiveWriter } from '../../session/active-writer.js';
@@ -12,7 +14,7 @@ import { readSessionLog, type ReadResult } from '../../session/log-reader.js';
 import type { WriteFaultHook } from '../../session/log-writer.js';
 import { indexRecords, type RecordIndex } from '../../session/record-index.js';
 import { acquireSessionLock, lockHolder, processStartTime } from '../../session/session-lock.js';
-import { findMostRecentSession, isSessionId, listSessions, projectDir, resolveResumeTarget, sessionLogPath } from '../../session/session-paths.js';
+import { belongsToProject, findMostRecentSession, isSessionId, lastRecordInfo, listSessions, projectDir, resolveResumeTarget, sessionLogPath } from '../../session/session-paths.js';
 import type { ProjectScope, SessionListing, SessionRef, SessionStore, WriterIdentity, WriterLease } from '../session-store.js';
 import { JsonlLease } from './jsonl-lease.js';
 import { jsonlLines } from './jsonl-lines.js';
@@ -24,6 +26,20 @@ export interface JsonlStoreOptions {
   faultHook?: WriteFaultHook | undefined;
   /** ISO clock for lease `since`. */
   now?: () => string;
+  /** Where warnings go (a group- or world-writable folder under MEND_HOME). */
+  warn?: (message: string) => void;
+}
+
+async function isRegularFile(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => null))?.isFile() === true;
+}
+
+function realPathOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 export class JsonlSessionStore implements SessionStore {
@@ -44,11 +60,21 @@ export class JsonlSessionStore implements SessionStore {
 
   async resolve(scope: ProjectScope, target: string): Promise<SessionRef> {
     const path = resolveResumeTarget(target, { home: this.options.home, projectRoot: scope.projectRoot, cwd: scope.cwd });
-    return this.refFor(path, scope.projectRoot);
+    // An id names a session of THIS project: one whose folder it shares only by name (another
+    // root that sanitizes alike) is not resumed as this project's. A path is taken as given.
+    if (isSessionId(target) && (await isRegularFile(path))) {
+      const { cwd } = await lastRecordInfo(path);
+      if (!belongsToProject(cwd, scope)) {
+        throw new MendError('session_not_found', `session ${target} belongs to ${cwd}, not to ${scope.projectRoot} (their session folder names collide); resume it by path to use it here`, { path });
+      }
+    }
+    // The real file, not the name: a symlink to a live session's log must find that session's
+    // lock (and its writer), not take a second lock of its own.
+    return this.refFor(realPathOrSelf(path), scope.projectRoot);
   }
 
   async latest(scope: ProjectScope): Promise<SessionRef | null> {
-    const path = await findMostRecentSession(projectDir(this.options.home, scope.projectRoot));
+    const path = await findMostRecentSession(projectDir(this.options.home, scope.projectRoot), scope);
     return path === null ? null : this.refFor(path, scope.projectRoot);
   }
 
@@ -57,6 +83,7 @@ export class JsonlSessionStore implements SessionStore {
     for (const path of await listSessions(projectDir(this.options.home, scope.projectRoot))) {
       const ref = this.refFor(path, scope.projectRoot);
       try {
+        if ((await isRegularFile(path)) && !belongsToProject((await lastRecordInfo(path)).cwd, scope)) continue;
         const read = await readSessionLog(path, isSessionId(ref.sessionId) ? { fileSessionId: ref.sessionId } : {});
         const firstUser = read.records.find((r) => r.record.type === 'user')?.record;
         const firstText = firstUser?.type === 'user' ? firstUser.message.parts.find((p) => typeof p.text === 'string')?.text : undefined;
@@ -98,10 +125,23 @@ export class JsonlSessionStore implements SessionStore {
   }
 
   async acquire(ref: SessionRef, who: WriterIdentity): Promise<WriterLease> {
+    this.warnAboutOpenFolders(ref);
     const since = (this.options.now ?? (() => new Date().toISOString()))();
     const lock = acquireSessionLock(ref.location, { pid: who.pid, startTime: processStartTime(who.pid), host: who.host, since });
     return new JsonlLease(ref, { store: 'jsonl', host: who.host, pid: who.pid, since }, lock, this.options.faultHook);
   }
 
   async close(): Promise<void> {}
+
+  /** Session logs hold prompts and tool output: a folder others may write to is worth a warning. */
+  private warnAboutOpenFolders(ref: SessionRef): void {
+    if (!this.options.warn) return;
+    for (let dir = dirname(ref.location); dir.startsWith(this.options.home); dir = dirname(dir)) {
+      const mode = statSync(dir, { throwIfNoEntry: false })?.mode;
+      if (mode !== undefined && (mode & 0o022) !== 0) {
+        this.options.warn(`${dir} is writable by ${(mode & 0o002) !== 0 ? 'everyone' : 'its group'} (mode ${(mode & 0o777).toString(8)}): others could change or replace session logs there`);
+      }
+      if (dir === this.options.home || dirname(dir) === dir) break;
+    }
+  }
 }
