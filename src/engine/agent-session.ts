@@ -48,6 +48,11 @@ export interface AgentSessionDeps {
   provider: () => Promise<ModelProvider>;
   tools: ToolPort;
   approve: ApprovalGate;
+  /**
+   * Resolves once the front end can take more output (stdout drained); the engine waits on
+   * it between streamed events, so a host that stops reading cannot grow mend's memory.
+   */
+  backpressure?: () => Promise<void> | undefined;
   /** The system prompt of each model request (read per request: a host may change it). */
   systemPrompt?: () => string | undefined;
   emit: (event: EngineEvent) => void;
@@ -168,6 +173,8 @@ export class AgentSession {
               this.deps.emit({ type: 'message_start', messageId, model: provider.model });
             }
             this.deps.emit(streamEvent(messageId, event));
+            const wait = this.deps.backpressure?.();
+            if (wait) await wait;
             if (opts.signal.aborted) break;
           }
         } catch (error) {

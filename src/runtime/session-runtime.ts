@@ -284,6 +284,23 @@ export class SessionRuntime {
     this.settings.acceptDegraded = accept;
   }
 
+  private backpressure: (() => Promise<void> | undefined) | undefined;
+
+  /** What the engine waits on between streamed events (a front end's output buffer draining). */
+  setBackpressure(wait: () => Promise<void> | undefined): void {
+    this.backpressure = wait;
+  }
+
+  /** Turns waiting to run (not counting the running one). */
+  get queued(): number {
+    return this.queue.waiting;
+  }
+
+  /** Resolves once fewer than `limit` turns wait (a front end stops reading input meanwhile). */
+  whenQueueBelow(limit: number): Promise<void> {
+    return this.queue.whenBelow(limit);
+  }
+
   /** How tools that need approval are asked about; undefined: nobody can be asked (a refusal). */
   setApprovalHandler(ask: () => AskHost | undefined): void {
     this.askHost = ask;
@@ -495,6 +512,7 @@ export class SessionRuntime {
       provider: this.deps.provider(this.settings.model),
       tools: this.deps.tools ?? createToolPort(this.deps.cwd, this.deps.toolSession, () => this.settings.tools),
       systemPrompt: () => this.systemPrompt(),
+      backpressure: () => this.backpressure?.(),
       approve: async (call, signal) => {
         this.emit({ type: 'tool_approval_requested', call });
         const decision = await gate(call, signal);

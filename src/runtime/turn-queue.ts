@@ -22,6 +22,28 @@ export class TurnQueue {
     stop?.addEventListener('abort', () => this.runningJob?.abort(stop.reason), { once: true });
   }
 
+  private readonly roomWaiters: Array<{ limit: number; resolve: () => void }> = [];
+
+  /** Jobs waiting to start. */
+  get waiting(): number {
+    return this.jobs.length;
+  }
+
+  whenBelow(limit: number): Promise<void> {
+    if (this.jobs.length < limit) return Promise.resolve();
+    return new Promise((resolve) => this.roomWaiters.push({ limit, resolve }));
+  }
+
+  private notifyRoom(): void {
+    for (let i = this.roomWaiters.length - 1; i >= 0; i--) {
+      const waiter = this.roomWaiters[i]!;
+      if (this.jobs.length < waiter.limit) {
+        this.roomWaiters.splice(i, 1);
+        waiter.resolve();
+      }
+    }
+  }
+
   /** A job is running right now. */
   get running(): boolean {
     return this.runningJob !== null;
@@ -74,6 +96,7 @@ export class TurnQueue {
   private async pump(): Promise<void> {
     await Promise.resolve();
     for (let job = this.jobs.shift(); job; job = this.jobs.shift()) {
+      this.notifyRoom();
       const controller = new AbortController();
       if (this.stop?.aborted) controller.abort(this.stop.reason);
       else if (job.interrupted !== undefined) controller.abort(job.interrupted);

@@ -219,3 +219,32 @@ describe('signals and interrupts', () => {
     expect(assistant?.['message']['content'][0]).toEqual({ type: 'text', text: 'partial ' });
   });
 });
+
+describe('backpressure', () => {
+  it('a host that stops reading stdout does not grow mend: the turn waits for the pipe', async () => {
+    const sb = makeSandbox('backpressure');
+    const script = writeScript(sb, [{ text: 'y'.repeat(4_000_000), chunkSize: 1000 }]);
+    const sub = spawnMend(sb, ['--input-format', 'stream-json', '-o', 'stream-json', '--include-partial-messages', '--scripted-responses', script], { stdin: 'pipe', timeout: 60_000 });
+    sub.stdout!.pause();
+    sub.stdin!.write(`${user('flood me')}\n`);
+    // The engine waits on the full pipe: the turn cannot finish while nobody reads.
+    await new Promise((r) => setTimeout(r, 1500));
+    const rss = Number(readFileSync(`/proc/${sub.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)![1]) * 1024;
+    expect(rss).toBeLessThan(200 * 1024 * 1024);
+    const [log] = (await import('node:fs')).readdirSync(sb.chats).filter((f) => f.endsWith('.jsonl'));
+    expect(readLog(join(sb.chats, log!)).map((r) => r.type)).toEqual(['user']);
+    sub.stdout!.resume();
+    sub.stdin!.end();
+    const done = await sub;
+    expect(done.exitCode).toBe(0);
+  });
+
+  it('a flood of user messages is not all read at once: stdin is read as turns drain', async () => {
+    const sb = makeSandbox('inputflood');
+    const script = writeScript(sb, Array.from({ length: 200 }, () => ({ text: 'ok' })));
+    const lines = Array.from({ length: 200 }, (_, i) => user(`message ${i}`)).join('\n') + '\n';
+    const r = await mend(sb, ['--input-format', 'stream-json', '-o', 'stream-json', '--scripted-responses', script], { input: lines, timeout: 60_000 });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.split('\n').filter((l) => l.includes('"type":"result"'))).toHaveLength(200);
+  });
+});

@@ -10,6 +10,7 @@ import type { HostEnv } from '../../runtime/host-env.js';
 import type { SessionRuntime } from '../../runtime/session-runtime.js';
 import { WireEventMapper, errorFields, outcomeFields, resultMessage, successFields } from '../../stream/map/wire-messages.js';
 import { exitCodeForOutcome, exitCodeForError } from '../shared/exit-status.js';
+import { stdoutBackpressure } from '../shared/backpressure.js';
 import { errorExtras } from '../shared/error-result.js';
 import { createOutputSink } from '../shared/output-sink.js';
 import type { StdioRunOptions } from '../shared/run-options.js';
@@ -41,6 +42,7 @@ export async function runHeadless(o: StdioRunOptions, host: HostEnv): Promise<nu
     runtime.subscribe((event) => {
       for (const message of mapper.map(event)) out.emit(message);
     });
+    runtime.setBackpressure(stdoutBackpressure(host.stdout, host.signal));
     // A signal stops the running turn through the runtime's stop signal (host.runtime.signal).
     let outcome: TurnOutcome;
     if (decision.execute === 'continuation') {

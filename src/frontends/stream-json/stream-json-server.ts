@@ -26,6 +26,7 @@ import { LineFramer, type FramedLine } from '../../stream/line-framer.js';
 import { toRecoverySummary } from '../../stream/map/recovery-summary.js';
 import { WireEventMapper, errorFields, outcomeFields, resultMessage } from '../../stream/map/wire-messages.js';
 import type { RecoverySummary } from '../../stream/messages.js';
+import { aborted, stdoutBackpressure } from '../shared/backpressure.js';
 import { errorExtras } from '../shared/error-result.js';
 import { exitCodeForError } from '../shared/exit-status.js';
 import { createOutputSink, type OutputSink } from '../shared/output-sink.js';
@@ -47,6 +48,10 @@ function userParts(content: string | ReadonlyArray<Record<string, unknown>>): Pa
   return parts;
 }
 
+/** Turns waiting in the queue before mend stops reading stdin. */
+const MAX_QUEUED_TURNS = 32;
+
+
 export class StreamJsonServer {
   private hostInitialized = false;
   private readonly approvals: HostApprovals;
@@ -61,6 +66,8 @@ export class StreamJsonServer {
   ) {
     this.approvals = new HostApprovals((m) => out.emit(m), () => this.options.permissionTimeoutMs);
     runtime.setApprovalHandler(() => (this.hostInitialized ? this.approvals.ask : undefined));
+    // A host that stops reading stdout: the turn waits for the pipe to drain rather than buffer without end.
+    runtime.setBackpressure(stdoutBackpressure(host.stdout, host.signal));
     const mapper = new WireEventMapper(runtime.sessionId, host.runtime.newId, options.includePartialMessages);
     runtime.subscribe((event) => {
       for (const message of mapper.map(event)) out.emit(message);
@@ -81,6 +88,9 @@ export class StreamJsonServer {
       for await (const chunk of stdin) {
         for (const line of framer.push(chunk as Buffer)) this.handleLine(line);
         if (signal.aborted) break;
+        // Bounded input: with this many turns waiting, stop reading stdin until they run
+        // (the pipe fills and the host's writes block), instead of queueing without end.
+        if (this.runtime.queued >= MAX_QUEUED_TURNS) await Promise.race([this.runtime.whenQueueBelow(MAX_QUEUED_TURNS / 2), aborted(signal)]);
       }
       for (const line of framer.end()) this.handleLine(line);
     } catch (error) {
