@@ -4,11 +4,11 @@ import { displayURL } from '../../src/providers/openai-diagnostics.js';
 import { OpenAIProvider } from '../../src/providers/openai-provider.js';
 import { collectResponse, type ModelRequest, type ProviderEvent } from '../../src/providers/provider.js';
 import type { Content } from '../../src/session/records.js';
-import { chunkOf, sendChunk, sendSse, startChatServer, startSse, usageChunk, type ChatServer } from './chat-server.js';
+import { chunkOf, sendChunk, sendSse, startOpenAIServer, startSse, usageChunk, type OpenAIServer } from '../support/openai-server.js';
 
 const KEY = 'sk-test-SECRET';
 
-let server: ChatServer | undefined;
+let server: OpenAIServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
@@ -37,7 +37,7 @@ const userText = (text: string): Content => ({ role: 'user', parts: [{ text }] }
 
 describe('OpenAIProvider against a loopback chat-completions server', () => {
   it('streams text deltas and reports usage', async () => {
-    server = await startChatServer((_req, res) =>
+    server = await startOpenAIServer((_req, res) =>
       sendSse(res, [
         chunkOf({ role: 'assistant', content: '' }),
         chunkOf({ content: 'Hel' }),
@@ -71,7 +71,7 @@ describe('OpenAIProvider against a loopback chat-completions server', () => {
   });
 
   it('assembles tool-call deltas split across chunks and maps the history it sends', async () => {
-    server = await startChatServer((_req, res) =>
+    server = await startOpenAIServer((_req, res) =>
       sendSse(res, [
         chunkOf({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'read_file', arguments: '' } }] }),
         chunkOf({ tool_calls: [{ index: 0, function: { arguments: '{"file_' } }] }),
@@ -145,7 +145,7 @@ describe('OpenAIProvider against a loopback chat-completions server', () => {
   });
 
   it('sends an image-only prompt and separate text parts as content parts', async () => {
-    server = await startChatServer((_req, res) => sendSse(res, [chunkOf({ content: 'a cat' }), chunkOf({}, 'stop')]));
+    server = await startOpenAIServer((_req, res) => sendSse(res, [chunkOf({ content: 'a cat' }), chunkOf({}, 'stop')]));
     const history: Content[] = [
       { role: 'user', parts: [{ text: 'first prompt' }, { text: 'second prompt' }] },
       { role: 'model', parts: [{ text: 'ok' }] },
@@ -160,7 +160,7 @@ describe('OpenAIProvider against a loopback chat-completions server', () => {
   });
 
   it('maps reasoning deltas to thoughts and skips malformed fields without failing', async () => {
-    server = await startChatServer((_req, res) =>
+    server = await startOpenAIServer((_req, res) =>
       sendSse(res, [
         chunkOf({ reasoning_content: 'thinking...' }),
         { choices: 'not-an-array' },
@@ -178,7 +178,7 @@ describe('OpenAIProvider against a loopback chat-completions server', () => {
   });
 
   it.each([401, 500])('maps HTTP %i to provider_error without leaking the key', async (status) => {
-    server = await startChatServer((req, res) => {
+    server = await startOpenAIServer((req, res) => {
       // A hostile or careless server that echoes the credentials back in its error.
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(
@@ -198,7 +198,7 @@ describe('OpenAIProvider against a loopback chat-completions server', () => {
   });
 
   it('reports a missing apiKey or model only when a model call is made', async () => {
-    server = await startChatServer((_req, res) => sendSse(res, []));
+    server = await startOpenAIServer((_req, res) => sendSse(res, []));
     const noKey = new OpenAIProvider({ baseURL: server.baseURL, model: 'm' });
     const noModel = new OpenAIProvider({ apiKey: KEY, baseURL: server.baseURL });
     const keyError = await failure(drain(noKey.stream({ history: [userText('q')], tools: [] })));
@@ -211,7 +211,7 @@ describe('OpenAIProvider against a loopback chat-completions server', () => {
   });
 
   it('stops a stream when the signal aborts', async () => {
-    server = await startChatServer((_req, res) => {
+    server = await startOpenAIServer((_req, res) => {
       startSse(res);
       sendChunk(res, chunkOf({ content: 'first' }));
       // ...and never finishes.
@@ -230,7 +230,7 @@ describe('OpenAIProvider against a loopback chat-completions server', () => {
   });
 
   it('turns a stream that goes silent into provider_error instead of hanging', async () => {
-    server = await startChatServer((_req, res) => {
+    server = await startOpenAIServer((_req, res) => {
       startSse(res);
       sendChunk(res, chunkOf({ content: 'partial' }));
     });
@@ -242,7 +242,7 @@ describe('OpenAIProvider against a loopback chat-completions server', () => {
   });
 
   it.each(['end', 'destroy'] as const)('reports a stream cut off before finish_reason (%s) as provider_error', async (how) => {
-    server = await startChatServer((_req, res) => {
+    server = await startOpenAIServer((_req, res) => {
       startSse(res);
       sendChunk(res, chunkOf({ content: 'partial' }));
       setTimeout(() => (how === 'end' ? res.end() : res.destroy()), 20);
@@ -257,7 +257,7 @@ describe('OpenAIProvider against a loopback chat-completions server', () => {
   });
 
   it('maps an unreachable server to provider_error', async () => {
-    const closed = await startChatServer(() => undefined);
+    const closed = await startOpenAIServer(() => undefined);
     const baseURL = closed.baseURL;
     await closed.close();
     const error = await failure(drain(provider(baseURL).stream({ history: [userText('q')], tools: [] })));
@@ -268,7 +268,7 @@ describe('OpenAIProvider against a loopback chat-completions server', () => {
 
 describe('provider errors say what happened and to which server', () => {
   it('a 200 whose body is neither an event stream nor JSON (an HTML page) names the URL and the content type', async () => {
-    server = await startChatServer((_req, res) => {
+    server = await startOpenAIServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<html><body>Welcome to nginx!</body></html>');
     });
@@ -281,7 +281,7 @@ describe('provider errors say what happened and to which server', () => {
   });
 
   it('accepts a whole JSON completion from a server that ignored stream: true', async () => {
-    server = await startChatServer((_req, res) => {
+    server = await startOpenAIServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
         JSON.stringify({
@@ -308,7 +308,7 @@ describe('provider errors say what happened and to which server', () => {
   });
 
   it('a 200 JSON error body is reported with its message and the URL', async () => {
-    server = await startChatServer((_req, res) => {
+    server = await startOpenAIServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: `quota exceeded for ${KEY}` } }));
     });
@@ -317,7 +317,7 @@ describe('provider errors say what happened and to which server', () => {
   });
 
   it('a connection cut mid-stream says so, with the URL and how far the stream got', async () => {
-    server = await startChatServer((_req, res) => {
+    server = await startOpenAIServer((_req, res) => {
       startSse(res);
       sendChunk(res, chunkOf({ content: 'partial' }));
       setTimeout(() => res.destroy(), 20);
@@ -328,7 +328,7 @@ describe('provider errors say what happened and to which server', () => {
   });
 
   it('a stream that ends cleanly without finish_reason names the URL', async () => {
-    server = await startChatServer((_req, res) => {
+    server = await startOpenAIServer((_req, res) => {
       startSse(res);
       sendChunk(res, chunkOf({ content: 'partial' }));
       res.end();
@@ -338,7 +338,7 @@ describe('provider errors say what happened and to which server', () => {
   });
 
   it('connection refused names the URL and the cause, never the key', async () => {
-    const closed = await startChatServer(() => undefined);
+    const closed = await startOpenAIServer(() => undefined);
     const baseURL = closed.baseURL;
     await closed.close();
     const error = await failure(drain(provider(`${baseURL}?api-key=${KEY}`).stream({ history: [userText('q')], tools: [] })));

@@ -159,7 +159,30 @@ async function waitUntil(check: () => boolean, timeoutMs: number, what: string):
   }
 }
 
-export async function startOpenAIServer(): Promise<OpenAIServer> {
+/** A request handler of its own, for tests that shape the HTTP answer themselves (every request goes to it). */
+export type RequestHandler = (req: RecordedRequest, res: ServerResponse) => void | Promise<void>;
+
+export function startSse(res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+}
+
+export function sendChunk(res: ServerResponse, chunk: unknown): void {
+  res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+}
+
+/** Writes a whole SSE response: each chunk, then `[DONE]`. */
+export function sendSse(res: ServerResponse, chunks: unknown[]): void {
+  startSse(res);
+  for (const chunk of chunks) sendChunk(res, chunk);
+  res.write('data: [DONE]\n\n');
+  res.end();
+}
+
+/**
+ * The one fake OpenAI-compatible server of the test suite: canned replies from a FIFO
+ * (`enqueue`), or, given a handler, every request answered by it.
+ */
+export async function startOpenAIServer(handler?: RequestHandler): Promise<OpenAIServer> {
   const requests: RecordedRequest[] = [];
   const queue: CannedReply[] = [];
   let unexpected = 0;
@@ -207,7 +230,12 @@ export async function startOpenAIServer(): Promise<OpenAIServer> {
       } catch {
         body = { model: '', messages: [] };
       }
-      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, raw, body });
+      const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, raw, body };
+      requests.push(recorded);
+      if (handler) {
+        void Promise.resolve(handler(recorded, res)).catch((error: unknown) => res.destroy(error instanceof Error ? error : new Error(String(error))));
+        return;
+      }
       const canned = queue.shift();
       if (!canned) {
         unexpected += 1;
