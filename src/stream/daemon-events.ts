@@ -64,4 +64,4 @@ export const TurnErrorDataSchema = z.looseObject({
 export const SessionClosedDataSchema = z.looseObject({ sessionId: z.string(), reason: z.string(), exitCode: z.number().int().optional() });
 
 /** Why a daemon session ended. */
-export const SESSION_CLOSE_REASONS = ['client_close', 'server_shutdown'] as const;
+export const SESSION_CLOSE_REASONS = ['client_close', 'server_shutdown', 'reopened'] as const;

@@ -14,7 +14,7 @@ import type { AskHost } from '../../runtime/tool-port.js';
 import type { Part } from '../../session/records.js';
 import { APPROVAL_MODE_DESCRIPTIONS, APPROVAL_MODES } from '../../stream/approval-modes.js';
 import { PERMISSION_OPTIONS, type DaemonContinueAnswer, type PermissionBody, type SessionState } from '../../stream/daemon-api.js';
-import type { DaemonEvent } from '../../stream/daemon-events.js';
+import type { DaemonEvent, SESSION_CLOSE_REASONS } from '../../stream/daemon-events.js';
 import { liveUpdates, replayUpdates, toolKind, toolTitle } from '../../stream/map/acp-updates.js';
 import { toRecoverySummary, toRecoverySummaryCamel } from '../../stream/map/recovery-summary.js';
 import { WireEventMapper, outcomeFields, resultMessage } from '../../stream/map/wire-messages.js';
@@ -332,7 +332,7 @@ export class DaemonSession {
    * shutdown the process-wide stop already did. Waits for the runtime to finish
    * (the lease is released), then tells the clients and ends their streams.
    */
-  close(reason: 'client_close' | 'server_shutdown'): Promise<void> {
+  close(reason: (typeof SESSION_CLOSE_REASONS)[number]): Promise<void> {
     this.closing ??= (async () => {
       if (reason === 'client_close') this.stop.abort('interrupt');
       try {

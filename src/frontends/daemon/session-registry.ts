@@ -95,7 +95,18 @@ export class SessionRegistry {
       if (existing.workspaceCwd !== cwd) {
         throw new MendError('session_exists', `session ${sessionId} is open in this daemon for ${existing.workspaceCwd}, not ${cwd}`);
       }
-      if (request.approvalMode !== undefined) existing.runtime.setApprovalMode(approvalMode);
+      // Open read-only because another process held it: that holder may be gone now (killed on
+      // another machine). A new load or resume tries again, so the plan says crash, not running.
+      if (!existing.runtime.writable && kind !== 'create') {
+        const reopened = await this.openRuntime(kind, sessionId, cwd, approvalMode).catch(() => undefined);
+        if (reopened?.runtime.writable) {
+          await existing.close('reopened').catch(() => undefined);
+          this.sessions.set(sessionId, reopened);
+          return { session: reopened, attached: false };
+        }
+        await reopened?.close('reopened').catch(() => undefined);
+      }
+      if (request.approvalMode !== undefined) void existing.runtime.setApprovalMode(approvalMode);
       return { session: existing, attached: true };
     }
 
