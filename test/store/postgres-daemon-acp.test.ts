@@ -5,11 +5,17 @@
  * same session from the database with the core's plan.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import * as acp from '@agentclientprotocol/sdk';
+import { buildPlanForSession } from '../../src/recovery/index.js';
+import { loadSession } from '../../src/session/session-loader.js';
+import { withAcp } from '../support/acp.js';
+import { CORPUS_DIR } from '../support/corpus.js';
 import { join } from 'node:path';
 import { DaemonClient, DaemonSessionClient } from '@qwen-code/sdk/daemon';
 import { afterAll, expect, it } from 'vitest';
 import { connect, type SDKMessage } from '../../src/sdk/index.js';
-import { cleanupSandboxes, killMarkedGroups, makeSandbox, markerLines, slowCommand, waitFor, writeScript } from '../support/cli.js';
+import { cleanupSandboxes, killMarkedGroups, makeSandbox, markerLines, mend, slowCommand, waitFor, writeScript } from '../support/cli.js';
 import { databasesForFile, describePostgres } from '../support/postgres.js';
 import { call, startDaemon, stopAllDaemons } from '../frontends/daemon/helpers.js';
 
@@ -57,5 +63,25 @@ await describePostgres('mend serve on a shared PostgreSQL store', () => {
     expect(seen.at(-1)).toMatchObject({ type: 'result', subtype: 'success', result: 'Finished on the other daemon.' });
     expect(markerLines(marker)).toHaveLength(1);
     expect((await second.stop()).exitCode).toBe(0);
+  });
+
+  it('mend --acp loads a session from the database with the core plan (imported from JSONL with mend sessions import)', { timeout: 60_000 }, async () => {
+    const db = await database();
+    const sb = makeSandbox('pg-acp');
+    const source = join(CORPUS_DIR, 'dangling-single-call', 'session.jsonl');
+    const imported = await mend(sb, ['sessions', 'import', source, '--store', db.url]);
+    expect(imported.exitCode, imported.stderr).toBe(0);
+    const { sessionId } = JSON.parse(imported.stdout) as { sessionId: string };
+    const plan = buildPlanForSession(await loadSession(source));
+    const run = await withAcp(sb, { args: ['--store', db.url] }, async (r) => {
+      await r.initialize();
+      return r.agent.request(acp.methods.agent.session.load, { sessionId, cwd: sb.cwd, mcpServers: [] });
+    });
+    expect(run.exitCode).toBe(0);
+    const recovery = (run.value._meta as { mend: { recovery: Record<string, unknown> } }).mend.recovery;
+    expect(recovery).toMatchObject({ recoveryKind: plan.kind, cause: plan.cause, planId: plan.planId });
+    // Export gives the records back byte-identical.
+    const exported = await mend(sb, ['sessions', 'export', sessionId, '--store', db.url]);
+    expect(exported.stdout).toBe(readFileSync(source, 'utf8'));
   });
 });
