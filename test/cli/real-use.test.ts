@@ -172,3 +172,19 @@ describe('small ones', () => {
     expect(text.stderr).toContain('mend: warning:');
   });
 });
+
+describe('separate text parts stay separate', () => {
+  it('two stream-json text blocks reach the model as separate content parts, not glued', async () => {
+    const sb = makeSandbox('parts');
+    const before = server.requests.length;
+    server.enqueue(textReply('ok'));
+    const line = JSON.stringify({ type: 'user', session_id: '', message: { role: 'user', content: [{ type: 'text', text: 'Line one.' }, { type: 'text', text: 'Line two.' }] }, parent_tool_use_id: null });
+    const r = await mend(sb, ['--input-format', 'stream-json', '-o', 'stream-json'], { env: openaiEnv(), input: `${line}\n` });
+    expect(r.exitCode).toBe(0);
+    const userMessage = server.requests[before]!.body.messages.find((m) => m.role === 'user')!;
+    expect(userMessage.content).toEqual([
+      { type: 'text', text: 'Line one.' },
+      { type: 'text', text: 'Line two.' },
+    ]);
+  });
+});
