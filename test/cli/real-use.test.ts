@@ -5,6 +5,8 @@
  * that must never become flags.
  */
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query } from '../../src/sdk/index.js';
@@ -186,5 +188,51 @@ describe('separate text parts stay separate', () => {
       { type: 'text', text: 'Line one.' },
       { type: 'text', text: 'Line two.' },
     ]);
+  });
+});
+
+describe('limits', () => {
+  it('a response with more calls than the cap runs only the cap; the rest get an error result the model reads', async () => {
+    const sb = makeSandbox('callcap');
+    const calls = Array.from({ length: 130 }, (_, i) => ({ id: `c${i}`, name: 'list_directory', args: { path: '.' } }));
+    const r = await mend(sb, ['-p', 'go', '-o', 'stream-json', '--scripted-responses', writeScript(sb, [{ toolCalls: calls }, { text: 'done' }])]);
+    expect(r.exitCode).toBe(0);
+    const results = transcript(r.stdout).users.flatMap((u) => u.message.content as Array<{ tool_use_id: string; is_error: boolean; content: string }>);
+    expect(results).toHaveLength(130);
+    expect(results.filter((x) => x.is_error).map((x) => x.tool_use_id)).toEqual(['c128', 'c129']);
+    expect(results.at(-1)!.content).toContain('at most 128 tool calls');
+  });
+
+  it('a 12 MB write_file: the host sees the call (input cut with a marker, every line under the cap) and its result', async () => {
+    const sb = makeSandbox('bigwrite');
+    const content = 'z'.repeat(12 * 1024 * 1024);
+    const script = writeScript(sb, [{ toolCalls: [{ id: 'w1', name: 'write_file', args: { file_path: 'big.txt', content } }], chunkSize: 1024 * 1024 }, { text: 'written' }]);
+    const r = await mend(sb, ['-p', 'go', '-o', 'stream-json', '--approval-mode', 'auto-edit', '--scripted-responses', script], { timeout: 60_000 });
+    expect(r.exitCode).toBe(0);
+    for (const line of r.stdout.split('\n')) expect(Buffer.byteLength(line)).toBeLessThan(10 * 1024 * 1024);
+    const t = transcript(r.stdout);
+    // Arguments over the 1 MiB cap are kept as a capped prefix and the call is not run; the host sees it marked.
+    const use = t.assistants.flatMap((a) => a.message.content).find((b) => b.type === 'tool_use') as { input: Record<string, unknown> } | undefined;
+    expect(use?.input).toMatchObject({ mend_invalid_arguments: expect.stringContaining('bytes') });
+    expect(t.users.flatMap((u) => u.message.content as Array<Record<string, unknown>>)).toEqual([expect.objectContaining({ tool_use_id: 'w1', is_error: true })]);
+    expect(t.result).toMatchObject({ subtype: 'success', result: 'written' });
+    const [log] = sessionFiles(sb);
+    for (const line of readFileSync(log!, 'utf8').split('\n')) expect(Buffer.byteLength(line)).toBeLessThan(2 * 1024 * 1024);
+  });
+
+  it('a connection refused names the server URL, never the key', async () => {
+    const sb = makeSandbox('refused');
+    // A port that was just free: nothing listens there.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const url = `http://127.0.0.1:${port}/v1`;
+    const r = await mend(sb, ['-p', 'go', '-o', 'stream-json'], { env: { OPENAI_API_KEY: API_KEY, OPENAI_MODEL: 'm', OPENAI_BASE_URL: url, MEND_OPENAI_MAX_RETRIES: '0' } });
+    expect(r.exitCode).toBe(1);
+    const error = transcript(r.stdout).result.error!;
+    expect(error.message).toContain(url);
+    expect(error.message).toContain('refused');
+    expect(r.stdout).not.toContain(API_KEY);
   });
 });

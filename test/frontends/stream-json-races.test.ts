@@ -248,3 +248,20 @@ describe('backpressure', () => {
     expect(r.stdout.split('\n').filter((l) => l.includes('"type":"result"'))).toHaveLength(200);
   });
 });
+
+describe('the plan while a turn runs', () => {
+  it('get_recovery_plan during a running turn answers running (this process holds it), never a crash', async () => {
+    const sb = makeSandbox('liveplan');
+    const script = writeScript(sb, [{ text: 'thinking', chunkSize: 2, stallMs: 'forever' }]);
+    const sub = spawnMend(sb, ['--input-format', 'stream-json', '-o', 'stream-json', '--include-partial-messages', '--scripted-responses', script], { stdin: 'pipe' });
+    const watch = watchStdout(sub);
+    sub.stdin!.write(`${user('go')}\n`);
+    await watch.waitFor((l) => l.includes('"text_delta"'));
+    sub.stdin!.write(`${control('p', { subtype: 'get_recovery_plan' })}\n`);
+    const answer = JSON.parse(await watch.waitFor((l) => l.includes('"request_id":"p"'))) as { response: { response: Record<string, unknown> } };
+    expect(answer.response.response).toMatchObject({ cause: 'running', can_continue: false, active_writer: { pid: sub.pid } });
+    expect(String(answer.response.response['visible_notice'])).toContain('running, not crashed');
+    sub.kill('SIGTERM');
+    await sub;
+  });
+});

@@ -29,7 +29,13 @@ export function partsToBlocks(parts: readonly Part[]): ContentBlock[] {
   const blocks: ContentBlock[] = [];
   for (const part of parts) {
     if (part.functionCall) {
-      blocks.push({ type: 'tool_use', id: part.functionCall.id ?? '', name: part.functionCall.name, input: wireInput(part.functionCall.args ?? {}) });
+      const call = part.functionCall as typeof part.functionCall & { argsError?: unknown; rawArgs?: unknown };
+      // Arguments that were not JSON (or over the cap) were never run: the host sees why, and a preview.
+      const input =
+        typeof call.argsError === 'string'
+          ? { mend_invalid_arguments: call.argsError, preview: typeof call.rawArgs === 'string' ? call.rawArgs.slice(0, 4096) : '' }
+          : wireInput(call.args ?? {});
+      blocks.push({ type: 'tool_use', id: call.id ?? '', name: call.name, input });
     } else if (part.thought === true && typeof part.text === 'string') {
       blocks.push({ type: 'thinking', thinking: part.text });
     } else if (typeof part.text === 'string') {
