@@ -327,6 +327,30 @@ function lineText(text: string, line: number): string {
 }
 
 export async function readSessionLog(path: string, options: ReadOptions = {}): Promise<ReadResult> {
+  let fd: number;
+  try {
+    fd = openRegularFile(path);
+  } catch (error) {
+    throw toReadError(path, error);
+  }
+  const stream = createReadStream(path, { fd, highWaterMark: options.chunkSize ?? DEFAULT_CHUNK });
+  return readSessionChunks(stream as AsyncIterable<Buffer>, options, path);
+}
+
+/**
+ * The reader over any source of bytes: a file's stream, or a buffer in memory cut into
+ * `chunkSize` pieces (tests read thousands of truncations without temp files, through
+ * exactly the code a file read runs).
+ */
+export function readSessionBytes(bytes: Buffer, options: ReadOptions = {}): Promise<ReadResult> {
+  const size = options.chunkSize ?? DEFAULT_CHUNK;
+  function* chunks(): Generator<Buffer> {
+    for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
+  }
+  return readSessionChunks(chunks(), options, '<memory>');
+}
+
+async function readSessionChunks(source: AsyncIterable<Buffer> | Iterable<Buffer>, options: ReadOptions, path: string): Promise<ReadResult> {
   const acc = new LogAccumulator();
   /** Bytes after the last '\n' seen so far: the start of a line still being read. */
   let pending: Buffer[] = [];
@@ -350,8 +374,7 @@ export async function readSessionLog(path: string, options: ReadOptions = {}): P
   };
 
   try {
-    const stream = createReadStream(path, { fd: openRegularFile(path), highWaterMark: options.chunkSize ?? DEFAULT_CHUNK });
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for await (const chunk of source) {
       if (chunk.length === 0) continue;
       bytes += chunk.length;
       lastByte = chunk[chunk.length - 1]!;

@@ -5,10 +5,10 @@
  * For every corpus session (always a temp copy; fixtures/ is never written):
  *  (a) truncated at byte offsets: every offset within 3 bytes of a line end, and
  *      every 4th offset elsewhere (about 19k of the corpus' 73k offsets; set
- *      MEND_PROPERTY_EXHAUSTIVE=1 for all of them). The reader runs unchanged, but
- *      fs.createReadStream is served from memory for those reads (tens of thousands
- *      of temp files would take minutes); a sampled property checks that a real
- *      temp file gives the same LoadedSession as the in-memory bytes;
+ *      MEND_PROPERTY_EXHAUSTIVE=1 for all of them). They are read from memory through
+ *      the reader's own byte path (`loadSessionBytes`; tens of thousands of temp
+ *      files would take minutes); a sampled property checks that a real temp file
+ *      gives the same LoadedSession as the in-memory bytes;
  *  (b) one random line replaced by garbage (random bytes, invalid UTF-8, JSON bits);
  *  (c) lines shuffled;
  *  (d) lines duplicated;
@@ -23,36 +23,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildSessionRecoveryPlan } from '../../src/recovery/build-plan.js';
 import { repairHistory, type RepairResult } from '../../src/recovery/repair-history.js';
 import { syntheticResultPart } from '../../src/recovery/synthetic-result.js';
 import { validateProviderHistory } from '../../src/recovery/validate-history.js';
 import type { LoadedSession } from '../../src/session/conversation.js';
 import type { Content, Part } from '../../src/session/records.js';
-import { loadSession } from '../../src/session/session-loader.js';
+import { loadSession, loadSessionBytes } from '../../src/session/session-loader.js';
 import { checkPlan, planInputOf, planProblems } from '../support/fuzz-worker.js';
 import { garbageLineArb, historyArb, joinLines, plainHistoryArb, splitLines } from '../support/arbitraries.js';
 import { copyCase, listCorpus } from '../support/corpus.js';
 import { conversationOf } from '../support/history.js';
-
-/** Paths whose reads are served from memory (the truncation test only). */
-const memFiles = vi.hoisted(() => new Map<string, Buffer>());
-
-vi.mock('node:fs', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('node:fs')>();
-  const createReadStream = ((path: unknown, options?: { highWaterMark?: number }) => {
-    const bytes = typeof path === 'string' ? memFiles.get(path) : undefined;
-    if (bytes === undefined) return actual.createReadStream(path as string, options as never);
-    const size = options?.highWaterMark ?? 64 * 1024;
-    return {
-      async *[Symbol.asyncIterator]() {
-        for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
-      },
-    };
-  }) as unknown as typeof actual.createReadStream;
-  return { ...actual, createReadStream, default: { ...actual, createReadStream } };
-});
 
 const corpus = listCorpus().map((c) => {
   const { dir, sessionPath } = copyCase(c);
@@ -104,11 +86,10 @@ describe('corpus sessions, damaged', () => {
         const boundary = nearLineEnd.has(k);
         // The phase moves with the file so every residue of the stride is covered somewhere.
         if (!boundary && (k + fileIndex) % STRIDE !== 0) continue;
-        memFiles.set(path, c.bytes.subarray(0, k));
         offsets++;
         try {
           // Chunk sizes vary with the offset so lines also span chunks.
-          const loaded = await loadSession(path, k % 3 === 0 ? {} : { chunkSize: 1 + (k % 97) });
+          const loaded = await loadSessionBytes(c.bytes.subarray(0, k), path, k % 3 === 0 ? {} : { chunkSize: 1 + (k % 97) });
           // Every sampled offset gets the whole oracle on one build; the second build
           // (determinism) and the opt-in plan are checked near line ends and every 16th offset.
           let problems: string[];
@@ -123,7 +104,6 @@ describe('corpus sessions, damaged', () => {
           failures.push(`${c.name} cut at ${k}: threw ${String(error)}`);
         }
       }
-      memFiles.delete(path);
     }
     expect(offsets).toBeGreaterThan(corpus.reduce((n, c) => n + c.bytes.length, 0) / STRIDE);
     expect(failures.slice(0, 10)).toEqual([]);
@@ -135,13 +115,7 @@ describe('corpus sessions, damaged', () => {
         const bytes = c.bytes.subarray(0, Math.floor(at * c.bytes.length));
         const real = join(scratch, 'real.jsonl');
         writeFileSync(real, bytes);
-        const mem = join(scratch, 'mem.jsonl');
-        memFiles.set(mem, bytes);
-        try {
-          expect(await loadSession(real)).toEqual(await loadSession(mem));
-        } finally {
-          memFiles.delete(mem);
-        }
+        expect(await loadSession(real)).toEqual(await loadSessionBytes(bytes, join(scratch, 'mem.jsonl')));
         expect(problemsOfLoaded(await loadSession(real))).toEqual([]);
       }),
       { numRuns: 100 },

@@ -132,11 +132,10 @@ describe('ProcessTransport', () => {
 
   it('reports a CLI that cannot be started', async () => {
     const t = new ProcessTransport({ pathToExecutable: '/nonexistent/mend-cli' });
-    await t.start();
-    const { error } = await readAll(t);
+    const error = await t.start().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MendProcessError);
     expect((error as MendProcessError).exitCode).toBeNull();
-    expect((error as MendProcessError).message).toMatch(/could not be started/);
+    expect(error).toMatchObject({ code: 'spawn_failed', message: expect.stringMatching(/could not be started: .*ENOENT/) });
   });
 });
 
