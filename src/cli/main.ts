@@ -168,7 +168,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
       io.stderr.write(`mend: error [${errorCodeOf(error)}]: ${errorMessageOf(error)}\n`);
       return exitCodeFor(errorCodeOf(error));
     }
-    const commandIo = { runtime: composed.runtime, stdout: io.stdout, stderr: io.stderr, stdin: io.stdin };
+    const commandIo = { runtime: composed.runtime, stdout: io.stdout as HostEnv['stdout'], stderr: io.stderr as HostEnv['stderr'], stdin: io.stdin };
     // `mend sessions list | head -1`: a reader that went away ends the listing quietly (141, as SIGPIPE would).
     let stdoutClosed = false;
     io.stdout.on('error', (error: NodeJS.ErrnoException) => {

@@ -4,15 +4,13 @@
  * 0 whatever the kind.
  */
 import { errorCodeOf, errorMessageOf } from '../errors.js';
-import { SessionRuntime, type RuntimeDeps } from '../runtime/session-runtime.js';
+import type { HostEnv } from '../runtime/host-env.js';
+import { SessionRuntime } from '../runtime/session-runtime.js';
 import { ExitCode, exitCodeFor } from '../stream/exit-codes.js';
 import { toRecoverySummary } from '../stream/map/recovery-summary.js';
 
-export interface CommandIo {
-  runtime: RuntimeDeps;
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-}
+/** What the one-shot commands (plan, sessions, store) use of the one host environment. */
+export type CommandIo = Pick<HostEnv, 'runtime' | 'stdout' | 'stderr'>;
 
 export async function planCommand(args: { target: string; json: boolean; full: boolean }, io: CommandIo): Promise<number> {
   try {
