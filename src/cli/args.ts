@@ -6,7 +6,9 @@ import yargs from 'yargs';
 import { MendError } from '../errors.js';
 import type { ServeOptions } from '../frontends/daemon/serve.js';
 import type { StdioRunOptions } from '../frontends/shared/run-options.js';
-import { APPROVAL_MODES, approvalModeFromAlias, type ApprovalMode } from '../stream/approval-modes.js';
+import { APPROVAL_MODES, REFUSED_APPROVAL_MODES, approvalModeFromAlias, type ApprovalMode } from '../stream/approval-modes.js';
+import { toMendToolRule } from '../stream/tool-aliases.js';
+import { CLAUDE_BOOLEAN_FLAGS, CLAUDE_IGNORED_FLAGS, CLAUDE_REFUSED_FLAGS, CLAUDE_REFUSED_REASONS } from './claude-flags.js';
 import { exitCodeTableText } from '../stream/exit-codes.js';
 import { DEFAULT_TOOL_ENV_POLICY, parseToolEnvPolicy, type ToolEnvPolicy } from '../tools/tool-env.js';
 
@@ -27,6 +29,8 @@ export interface RunOptions extends StdioRunOptions {
   appendSystemPrompt: string | undefined;
   /** -i/--prompt-interactive: open the terminal UI with this first prompt. */
   promptInteractive: string | undefined;
+  /** --debug-file: diagnostics go to this file instead of stderr. */
+  debugFile?: string | undefined;
   /** `--acp`: serve the Agent Client Protocol on stdio (an editor drives the sessions). */
   acp: boolean;
 }
@@ -111,7 +115,10 @@ function build(argv: string[]) {
       default: 'default',
       describe: `${APPROVAL_MODES.join(' | ')} (Claude's acceptEdits and bypassPermissions are accepted)`,
     })
-    .option('allowed-tools', { type: 'string', array: true, describe: 'tool names allowed without approval (a,b,c)' })
+    .option('allowed-tools', { alias: 'allowedTools', type: 'string', array: true, describe: 'tool names allowed without approval (a,b,c; Claude names and Bash(cmd:*) rules too)' })
+    .option('tools', { type: 'string', array: true, describe: 'offer only these tools (a,b; "default": all), as Claude Code\'s --tools' })
+    .option('permission-prompt-tool', { type: 'string', describe: 'stdio: ask the stream-json host before tools that need approval (Claude Code\'s canUseTool)' })
+    .option('debug-file', { type: 'string', describe: 'write the --debug diagnostics to this file (implies --debug)' })
     .option('max-turns', { type: 'number', default: 50 })
     .option('model', { type: 'string' })
     .option('provider', { choices: ['openai', 'scripted'] as const })
@@ -131,7 +138,7 @@ function build(argv: string[]) {
     .option('channel', { type: 'string', hidden: true })
     .option('verbose', { type: 'boolean', default: false, describe: 'text output: every step\'s text, not only the final answer' })
     .option('core-tools', { type: 'string', array: true, describe: 'offer only these tools to the model (a,b)' })
-    .option('exclude-tools', { type: 'string', array: true, describe: 'never offer these tools to the model (a,b)' })
+    .option('exclude-tools', { alias: 'disallowedTools', type: 'string', array: true, describe: 'never offer these tools to the model (a,b; Claude names and Bash(cmd:*) rules too)' })
     .option('max-session-turns', { type: 'number', hidden: true, describe: "Qwen Code's name for --max-turns" })
     .option('help', { alias: 'h', type: 'boolean', describe: 'show help' })
     .option('version', { alias: 'v', type: 'boolean', describe: 'show version' })
@@ -147,7 +154,8 @@ function build(argv: string[]) {
       throw new MendError('usage', message || error?.message || 'invalid arguments');
     });
   // Compatibility flags of other hosts' SDKs, hidden; added one by one so they do not widen the parsed type.
-  for (const flag of [...IGNORED_VALUE_FLAGS, ...REFUSED_FLAGS]) parser.option(flag, { type: 'string', hidden: true });
+  for (const flag of [...IGNORED_VALUE_FLAGS, ...REFUSED_FLAGS, ...CLAUDE_IGNORED_FLAGS, ...CLAUDE_REFUSED_FLAGS]) parser.option(flag, { type: 'string', hidden: true });
+  for (const flag of CLAUDE_BOOLEAN_FLAGS) parser.option(flag, { type: 'boolean', hidden: true });
   return parser;
 }
 
@@ -175,10 +183,13 @@ export async function parseArgs(argv: string[]): Promise<ParsedCommand> {
   if (a._.length > 0) throw new MendError('usage', `unexpected argument: ${String(first)}`);
 
   const prompt = last(a.prompt);
+  const modeName = last(a['approval-mode']);
+  const claudeIgnored = [...CLAUDE_IGNORED_FLAGS, ...CLAUDE_BOOLEAN_FLAGS].filter((f) => a[f] !== undefined && a[f] !== false);
   const options: RunOptions = {
     prompt: prompt === '-' ? undefined : prompt,
     promptFromStdin: prompt === '-',
-    continue: last(a.continue),
+    // Claude Code: with both --continue and --resume, the named session wins.
+    continue: last(a.continue) && a.resume === undefined,
     resume: last(a.resume),
     sessionId: last(a['session-id']),
     forkSession: last(a['fork-session']),
@@ -189,21 +200,25 @@ export async function parseArgs(argv: string[]): Promise<ParsedCommand> {
     planId: last(a['plan-id']),
     autoContinue: last(a['auto-continue']),
     acceptDegraded: last(a['accept-degraded']),
-    approvalMode: approvalModeOf(last(a['approval-mode'])),
-    allowedTools: splitList(a['allowed-tools']),
+    approvalMode: approvalModeOf(modeName),
+    approvalModeName: modeName,
+    permissionPrompts: permissionPromptsOf(last(a['permission-prompt-tool']), a),
+    allowedTools: toolRules('--allowed-tools', splitList(a['allowed-tools'])),
     maxTurns: last(a['max-session-turns'] ?? a['max-turns']),
     model: last(a.model),
     provider: last(a.provider),
     baseUrl: last(a['base-url']),
     scriptedResponses: last(a['scripted-responses']),
-    debug: last(a.debug),
+    debug: last(a.debug) || last(a['debug-file']) !== undefined,
+    debugFile: last(a['debug-file']),
     verbose: last(a.verbose) === true,
     ignoredFlags: [
       a.channel !== undefined ? `--channel=${a.channel}` : '',
       ...IGNORED_VALUE_FLAGS.filter((f) => a[f] !== undefined).map((f) => `--${f}`),
+      ...claudeIgnored.map((f) => `--${f}`),
     ].filter(Boolean),
-    coreTools: a['core-tools'] === undefined ? undefined : splitList(a['core-tools']),
-    excludeTools: splitList(a['exclude-tools']),
+    coreTools: coreToolsOf(a),
+    excludeTools: toolRules('--disallowedTools/--exclude-tools', splitList(a['exclude-tools'])),
     permissionTimeoutMs: last(a['permission-timeout']),
     addDirs: splitList(a['add-dir']),
     toolEnv: toolEnvOf(last(a['tool-env'])),
@@ -233,9 +248,50 @@ function approvalModeOf(value: string): ApprovalMode {
   if (mode) return mode;
   throw new MendError(
     'usage',
-    `--approval-mode ${JSON.stringify(value)} is not a mode mend has: use ${APPROVAL_MODES.join(', ')} (or Claude's acceptEdits, bypassPermissions). ` +
-      (value === 'auto' || value === 'dontAsk' ? `"${value}" (approvals decided by a classifier or never asked) is not supported.` : ''),
+    `--approval-mode ${JSON.stringify(value)} is not a mode mend has: use ${APPROVAL_MODES.join(', ')} (or Claude's acceptEdits, bypassPermissions, dontAsk). ` +
+      (Object.hasOwn(REFUSED_APPROVAL_MODES, value) ? REFUSED_APPROVAL_MODES[value] : ''),
   );
+}
+
+/** Each entry of a tool list in mend's terms (Claude names mapped, shell rules kept); a rule mend cannot apply is a usage error. */
+function toolRules(flag: string, entries: string[]): string[] {
+  return entries.map((entry) => {
+    const rule = toMendToolRule(entry);
+    if (!rule.ok) throw new MendError('usage', `${flag}: ${rule.error}`);
+    return rule.rule;
+  });
+}
+
+/** --core-tools (Qwen) and --tools (Claude; "default" is every tool, an empty value none). */
+function coreToolsOf(a: Record<string, unknown>): string[] | undefined {
+  const core = a['core-tools'] === undefined ? undefined : splitList(a['core-tools']);
+  const tools = a['tools'] === undefined ? undefined : splitList(a['tools']);
+  if (tools !== undefined && tools.length === 1 && tools[0] === 'default') return core === undefined ? undefined : toolRules('--core-tools', core);
+  const only = tools !== undefined || core !== undefined ? [...(core ?? []), ...(tools ?? [])] : undefined;
+  if (only === undefined) return undefined;
+  const rules = toolRules('--tools', only);
+  const patterned = rules.find((r) => r.includes('('));
+  if (patterned) throw new MendError('usage', `--tools names tools, not rules: ${patterned}`);
+  return rules;
+}
+
+/**
+ * Who answers `can_use_tool`. `--permission-prompt-tool=stdio` (Claude's SDK adds it exactly
+ * when its host passes canUseTool) declares it: ask from the first turn. A command line in
+ * Claude Code's dialect (`--verbose` with stream-json input, which Claude Code requires and its
+ * SDK always sends) without it: never ask, as Claude Code would not. Otherwise mend's own
+ * protocol: `initialize` switches asking on (mend's SDK, Qwen's SDK with --channel=SDK, raw hosts).
+ */
+function permissionPromptsOf(tool: string | undefined, a: Record<string, unknown>): RunOptions['permissionPrompts'] {
+  if (tool !== undefined) {
+    if (tool === 'stdio') return 'stdio';
+    throw new MendError(
+      'usage',
+      `--permission-prompt-tool ${JSON.stringify(tool)} is not supported: mend asks permission over the control protocol only (--permission-prompt-tool=stdio, the Claude SDK's canUseTool), not through an MCP tool`,
+    );
+  }
+  const claudeDialect = last(a['verbose']) === true && last(a['input-format']) === 'stream-json' && a['channel'] === undefined;
+  return claudeDialect ? 'never' : 'after_initialize';
 }
 function toolEnvOf(value: string | undefined): ToolEnvPolicy {
   if (value === undefined) return DEFAULT_TOOL_ENV_POLICY;
@@ -286,8 +342,12 @@ function validateRunOptions(o: RunOptions, a: Record<string, unknown> = {}): voi
     if (value.trim() === '' && key !== 'resume') throw new MendError('usage', `${flag} needs a value`);
     if (value.startsWith('-')) throw new MendError('usage', `${flag} got ${JSON.stringify(value)}, which looks like a flag (session ids, model names, URLs and paths never start with '-')`);
   }
-  const selectors = [o.continue, o.resume !== undefined, o.sessionId !== undefined].filter(Boolean).length;
-  if (selectors > 1) throw new MendError('usage', '--continue, --resume and --session-id are mutually exclusive');
+  if (o.sessionId !== undefined && (o.continue || o.resume !== undefined || a['continue'] === true)) {
+    throw new MendError('usage', '--session-id cannot be combined with --continue or --resume');
+  }
+  for (const flag of CLAUDE_REFUSED_FLAGS) {
+    if (a[flag] !== undefined) throw new MendError('usage', `--${flag} is not supported by mend: ${CLAUDE_REFUSED_REASONS[flag]}`);
+  }
   if (o.forkSession && !o.continue && o.resume === undefined) {
     throw new MendError('usage', '--fork-session needs --continue or --resume');
   }

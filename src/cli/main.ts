@@ -5,7 +5,7 @@
  * Returns the exit code; bin/mend.js sets it.
  */
 import { randomUUID } from 'node:crypto';
-import { realpathSync } from 'node:fs';
+import { createWriteStream, realpathSync } from 'node:fs';
 import { homedir, hostname, platform } from 'node:os';
 import { join, resolve } from 'node:path';
 import { errorCodeOf, errorMessageOf } from '../errors.js';
@@ -213,9 +213,13 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
     } catch (error) {
       return reportEarlyError(io, argv, errorCodeOf(error), errorMessageOf(error));
     }
+    // --debug-file (Claude's SDK passes it for its debug option): the diagnostics go to that file, not stderr.
+    const debugFile = options.debugFile === undefined ? undefined : createWriteStream(resolve(io.cwd, options.debugFile), { flags: 'a' });
+    if (debugFile) debugFile.on('error', () => undefined);
     try {
-      return await runFrontEnd(options, host);
+      return await runFrontEnd(options, debugFile ? { ...host, stderr: debugFile as unknown as HostEnv['stderr'] } : host);
     } finally {
+      debugFile?.end();
       await host.runtime.store.close();
     }
   }, io.stdout);

@@ -32,6 +32,8 @@ import type { StdioRunOptions } from '../shared/run-options.js';
 import { CAPABILITIES } from '../shared/session-lines.js';
 import { startStdioRun } from '../shared/start-stdio-run.js';
 import { HostApprovals } from './host-approvals.js';
+import { applyInitialize, claudeInitializeFields } from './initialize-fields.js';
+import { APPROVAL_MODES, NEVER_ASK_MODE, REFUSED_APPROVAL_MODES, approvalModeFromAlias } from '../../stream/approval-modes.js';
 
 /**
  * The parts of a user message. One rule for empty prompts, as for `-p`: text that is
@@ -42,12 +44,23 @@ function userParts(content: string | ReadonlyArray<Record<string, unknown>>): Pa
   const parts: Part[] = [];
   for (const block of blocks) {
     if (block['type'] === 'text' && typeof block['text'] === 'string' && block['text'].trim() !== '') parts.push({ text: block['text'] });
+    const image = block['type'] === 'image' ? imagePart(block['source']) : undefined;
+    if (image) parts.push(image);
   }
   return parts;
 }
 
+/** A base64 `image` block (Claude's shape) as the inline data part the providers send (OpenAI: image_url). */
+function imagePart(source: unknown): Part | undefined {
+  const s = source as { type?: unknown; media_type?: unknown; data?: unknown } | undefined;
+  if (s?.type !== 'base64' || typeof s.media_type !== 'string' || typeof s.data !== 'string' || s.data === '') return undefined;
+  return { inlineData: { mimeType: s.media_type, data: s.data } } as Part;
+}
+
 export class StreamJsonServer {
   private hostInitialized = false;
+  /** The approval mode as the host last named it (Claude's dontAsk means: never ask). */
+  private modeName: string;
   private readonly approvals: HostApprovals;
   private readonly handlers = new Set<Promise<void>>();
   private lastExit: number = ExitCode.success;
@@ -58,16 +71,24 @@ export class StreamJsonServer {
     private readonly out: OutputSink,
     private readonly runtime: SessionRuntime,
   ) {
+    this.modeName = options.approvalModeName ?? options.approvalMode;
     this.approvals = new HostApprovals((m) => out.emit(m), () => this.options.permissionTimeoutMs);
-    runtime.setApprovalHandler(() => (this.hostInitialized ? this.approvals.ask : undefined));
+    runtime.setApprovalHandler(() => (this.hostAnswers() ? this.approvals.ask : undefined));
     const mapper = new WireEventMapper(runtime.sessionId, host.runtime.newId, options.includePartialMessages);
     runtime.subscribe((event) => {
       for (const message of mapper.map(event)) out.emit(message);
       if (event.type === 'turn_finished' || event.type === 'turn_failed' || event.type === 'turn_aborted') {
         if (event.outcome.error?.code === 'session_write_failed') this.lastExit = ExitCode.storage;
-        out.result(resultMessage(runtime.sessionId, host.runtime.newId, outcomeFields(event.outcome)));
+        out.result(resultMessage(runtime.sessionId, host.runtime.newId, outcomeFields(event.outcome, host.modelName(runtime.settings.model))));
       }
     });
+  }
+
+  /** Whether the host answers `can_use_tool` now (docs/compat-claude.md, "When mend asks the host"). */
+  private hostAnswers(): boolean {
+    if (this.modeName === NEVER_ASK_MODE) return false;
+    const prompts = this.options.permissionPrompts ?? 'after_initialize';
+    return prompts === 'stdio' || (prompts === 'after_initialize' && this.hostInitialized);
   }
 
   async serve(): Promise<number> {
@@ -182,7 +203,7 @@ export class StreamJsonServer {
       type: 'control_response',
       response: answer.ok
         ? { subtype: 'success', request_id: requestId, response: answer.response }
-        : { subtype: 'error', request_id: requestId, error: answer.error, code: answer.code },
+        : { subtype: 'error', request_id: requestId, error: answer.error, code: answer.code, error_code: answer.code },
     });
   }
 
@@ -207,12 +228,26 @@ export class StreamJsonServer {
     switch (request.subtype) {
       case 'initialize':
         this.hostInitialized = true;
-        return { capabilities: { ...CAPABILITIES }, session_id: this.runtime.sessionId, recovery: this.runtime.resumed ? await this.currentSummary() : null };
+        applyInitialize(this.runtime, request);
+        return {
+          capabilities: { ...CAPABILITIES },
+          session_id: this.runtime.sessionId,
+          recovery: this.runtime.resumed ? await this.currentSummary() : null,
+          ...claudeInitializeFields(this.host.modelName(this.runtime.settings.model), request),
+        };
       case 'interrupt':
         return { interrupted: this.runtime.interrupt() };
-      case 'set_permission_mode':
-        this.runtime.setApprovalMode(request.mode);
+      case 'set_permission_mode': {
+        const mode = approvalModeFromAlias(request.mode);
+        if (!mode) {
+          const why = Object.hasOwn(REFUSED_APPROVAL_MODES, request.mode) ? REFUSED_APPROVAL_MODES[request.mode] : `use ${APPROVAL_MODES.join(', ')} or Claude's acceptEdits, bypassPermissions, dontAsk`;
+          throw new MendError('invalid_request', `permission mode ${JSON.stringify(request.mode)} is not one mend has: ${why}`);
+        }
+        this.runtime.setApprovalMode(mode);
+        this.modeName = request.mode;
+        // The caller's own word back: Claude's SDK accepts only its names in the answer.
         return { mode: request.mode };
+      }
       case 'set_model':
         this.runtime.setModel(request.model);
         return { model: request.model };
