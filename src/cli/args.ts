@@ -8,7 +8,7 @@ import type { ServeOptions } from '../frontends/daemon/serve.js';
 import type { StdioRunOptions } from '../frontends/shared/run-options.js';
 import { APPROVAL_MODES, REFUSED_APPROVAL_MODES, approvalModeFromAlias, type ApprovalMode } from '../stream/approval-modes.js';
 import { toMendToolRule } from '../stream/tool-aliases.js';
-import { CLAUDE_BOOLEAN_FLAGS, CLAUDE_IGNORED_FLAGS, CLAUDE_REFUSED_FLAGS, CLAUDE_REFUSED_REASONS } from './claude-flags.js';
+import { CLAUDE_BOOLEAN_FLAGS, CLAUDE_IGNORED_FLAGS, CLAUDE_REFUSED_FLAGS, CLAUDE_REFUSED_REASONS, NO_PERSISTENCE_REASON } from './claude-flags.js';
 import { exitCodeTableText } from '../stream/exit-codes.js';
 import { DEFAULT_TOOL_ENV_POLICY, parseToolEnvPolicy, type ToolEnvPolicy } from '../tools/tool-env.js';
 
@@ -156,6 +156,7 @@ function build(argv: string[]) {
   // Compatibility flags of other hosts' SDKs, hidden; added one by one so they do not widen the parsed type.
   for (const flag of [...IGNORED_VALUE_FLAGS, ...REFUSED_FLAGS, ...CLAUDE_IGNORED_FLAGS, ...CLAUDE_REFUSED_FLAGS]) parser.option(flag, { type: 'string', hidden: true });
   for (const flag of CLAUDE_BOOLEAN_FLAGS) parser.option(flag, { type: 'boolean', hidden: true });
+  parser.option('session-persistence', { type: 'boolean', hidden: true });
   return parser;
 }
 
@@ -345,6 +346,7 @@ function validateRunOptions(o: RunOptions, a: Record<string, unknown> = {}): voi
   if (o.sessionId !== undefined && (o.continue || o.resume !== undefined || a['continue'] === true)) {
     throw new MendError('usage', '--session-id cannot be combined with --continue or --resume');
   }
+  if (a['session-persistence'] === false) throw new MendError('usage', `--no-session-persistence is not supported by mend: ${NO_PERSISTENCE_REASON}`);
   for (const flag of CLAUDE_REFUSED_FLAGS) {
     if (a[flag] !== undefined) throw new MendError('usage', `--${flag} is not supported by mend: ${CLAUDE_REFUSED_REASONS[flag]}`);
   }

@@ -46,6 +46,8 @@ export const CLAUDE_REFUSED_REASONS = {
   'mcp-config': 'mend has no MCP client; the servers\' tools would not exist (pass mcpServers in initialize to be told so without failing)',
   'resume-session-at': 'mend resumes a whole session; it cannot cut its history at a message',
   'resume-drops-turn': 'mend resumes a whole session; use its recovery plan (--continue-interrupted) for an unfinished turn',
-  'no-session-persistence': 'mend records every session (that is what its crash recovery reads); remove persistSession: false',
 } as const;
+
+/** `--no-session-persistence` (yargs reads it as session-persistence=false). */
+export const NO_PERSISTENCE_REASON = 'mend records every session (that is what its crash recovery reads); remove persistSession: false';
 export const CLAUDE_REFUSED_FLAGS = Object.keys(CLAUDE_REFUSED_REASONS) as Array<keyof typeof CLAUDE_REFUSED_REASONS>;

@@ -12,13 +12,14 @@ export interface Spawned {
   children: ChildProcess[];
 }
 
-export function claudeOptions(sb: Sandbox, script: string, extra: Partial<Options> = {}, spawned?: Spawned): Options {
-  const { extraArgs, ...rest } = extra;
+/** `script`: a scripted-responses file, or undefined for the OpenAI provider (its settings in `env`). */
+export function claudeOptions(sb: Sandbox, script: string | undefined, extra: Partial<Options> & { envExtra?: Record<string, string> } = {}, spawned?: Spawned): Options {
+  const { extraArgs, envExtra, ...rest } = extra;
   return {
     cwd: sb.cwd,
     pathToClaudeCodeExecutable: BIN,
-    env: baseEnv(sb),
-    extraArgs: { 'scripted-responses': script, ...extraArgs },
+    env: baseEnv(sb, envExtra),
+    extraArgs: { ...(script !== undefined ? { 'scripted-responses': script } : {}), ...extraArgs },
     ...(spawned
       ? {
           // The SDK's own hook for spawning: the same command, kept so a test can kill it.
@@ -43,7 +44,7 @@ export async function collectAll(q: AsyncIterable<SDKMessage>): Promise<{ messag
   }
 }
 
-export function runClaude(sb: Sandbox, prompt: Parameters<typeof query>[0]['prompt'], script: string, extra: Partial<Options> = {}) {
+export function runClaude(sb: Sandbox, prompt: Parameters<typeof query>[0]['prompt'], script: string | undefined, extra: Parameters<typeof claudeOptions>[2] = {}) {
   return query({ prompt, options: claudeOptions(sb, script, extra) });
 }
 

@@ -1,0 +1,160 @@
+/**
+ * Claude Agent SDK options against the built mend (issue 12's flag table): what mend
+ * implements (system prompt, tools, disallowed tools and shell rules, images, resume over
+ * continue, debug file), what it accepts and ignores, what it refuses readably. The model is
+ * the loopback OpenAI server where the request itself is the evidence, else the script.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_KEY, cleanupSandboxes, makeSandbox, writeScript } from '../../support/cli.js';
+import { startOpenAIServer, textReply, type OpenAIServer } from '../../support/openai-server.js';
+import { query } from '@anthropic-ai/claude-agent-sdk';
+import { claudeOptions, collectAll, runClaude, type SDKMessage } from './helpers.js';
+
+let server: OpenAIServer;
+beforeAll(async () => {
+  server = await startOpenAIServer();
+});
+afterAll(async () => {
+  await server.close();
+  cleanupSandboxes();
+});
+
+const openaiEnv = () => ({ OPENAI_API_KEY: API_KEY, OPENAI_MODEL: 'test-model', OPENAI_BASE_URL: server.baseURL, MEND_OPENAI_MAX_RETRIES: '0' });
+const results = (messages: SDKMessage[]) => messages.filter((m) => m.type === 'result');
+/** The requests the server got whose first user message says `marker` (tests run one after another here). */
+const requestsSaying = (marker: string) => server.requests.filter((r) => JSON.stringify(r.body.messages).includes(marker));
+
+describe('Claude SDK options mend implements', () => {
+  it("initialize's systemPrompt replaces mend's; tools and disallowedTools (Claude names) filter what the model is offered", async () => {
+    const sb = makeSandbox('claude-sys');
+    server.enqueue(textReply('ok'));
+    const { messages, error } = await collectAll(
+      runClaude(sb, 'marker-sys-1', undefined, { envExtra: openaiEnv(), systemPrompt: 'You are terse.', tools: ['Read', 'Bash', 'Grep'], disallowedTools: ['Bash'] }),
+    );
+    expect(error).toBeUndefined();
+    expect(messages[0]).toMatchObject({ tools: ['read_file', 'grep_search'] });
+    const [request] = requestsSaying('marker-sys-1');
+    expect(request!.body.messages[0]).toEqual({ role: 'system', content: 'You are terse.' });
+    expect(request!.body.tools?.map((t) => t.function.name)).toEqual(['read_file', 'grep_search']);
+  });
+
+  it("the claude_code preset keeps mend's prompt and appends the host's text; tools 'default' offers every tool", async () => {
+    const sb = makeSandbox('claude-append');
+    server.enqueue(textReply('ok'));
+    const { error, messages } = await collectAll(
+      runClaude(sb, 'marker-append-1', undefined, {
+        envExtra: openaiEnv(),
+        systemPrompt: { type: 'preset', preset: 'claude_code', append: 'Answer in French.' },
+        tools: { type: 'preset', preset: 'claude_code' },
+      }),
+    );
+    expect(error).toBeUndefined();
+    expect((messages[0] as { tools: string[] }).tools).toContain('run_shell_command');
+    const system = requestsSaying('marker-append-1')[0]!.body.messages[0]!;
+    expect(system.content).toContain(`Project root: ${sb.cwd}`);
+    expect(system.content!.endsWith('\n\nAnswer in French.')).toBe(true);
+  });
+
+  it('an image-only user message is sent (as image_url), not dropped', async () => {
+    const sb = makeSandbox('claude-image');
+    server.enqueue(textReply('a tiny png'));
+    async function* prompt() {
+      yield {
+        type: 'user' as const,
+        session_id: '',
+        parent_tool_use_id: null,
+        message: { role: 'user' as const, content: [{ type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png' as const, data: 'aW1hZ2UtbWFya2Vy' } }] },
+      };
+    }
+    const { messages, error } = await collectAll(query({ prompt: prompt(), options: claudeOptions(sb, undefined, { envExtra: openaiEnv() }) }));
+    expect(error).toBeUndefined();
+    expect(results(messages)).toMatchObject([{ subtype: 'success', result: 'a tiny png' }]);
+    expect(requestsSaying('aW1hZ2UtbWFya2Vy')).toHaveLength(1);
+    expect(JSON.stringify(requestsSaying('aW1hZ2UtbWFya2Vy')[0]!.body.messages)).toContain('image_url');
+  });
+
+  it('Bash(prefix:*) rules: allowed ones run unasked, disallowed ones are refused even in bypassPermissions', async () => {
+    const sb = makeSandbox('claude-rules');
+    const touched = join(sb.scratch, 'touched');
+    const removed = join(sb.scratch, 'keep');
+    writeFileSync(removed, 'x');
+    const script = writeScript(sb, [
+      {
+        toolCalls: [
+          { id: 't1', name: 'run_shell_command', args: { command: `touch ${touched}` } },
+          { id: 'r1', name: 'run_shell_command', args: { command: `rm ${removed}` } },
+        ],
+      },
+      { text: 'done' },
+    ]);
+    const allowed = await collectAll(runClaude(sb, 'go', script, { allowedTools: ['Bash(touch:*)'] }));
+    expect(allowed.error).toBeUndefined();
+    expect(existsSync(touched)).toBe(true);
+    expect(existsSync(removed)).toBe(true);
+    expect(results(allowed.messages)).toMatchObject([{ permission_denials: [{ tool_use_id: 'r1' }] }]);
+
+    const sb2 = makeSandbox('claude-rules-deny');
+    const kept = join(sb2.scratch, 'keep');
+    writeFileSync(kept, 'x');
+    const script2 = writeScript(sb2, [{ toolCalls: [{ id: 'r1', name: 'run_shell_command', args: { command: `rm ${kept}` } }] }, { text: 'done' }]);
+    const denied = await collectAll(runClaude(sb2, 'go', script2, { permissionMode: 'bypassPermissions', allowDangerouslySkipPermissions: true, disallowedTools: ['Bash(rm:*)'] }));
+    expect(denied.error).toBeUndefined();
+    expect(existsSync(kept)).toBe(true);
+  });
+
+  it('with continue and resume both set, resume wins', async () => {
+    const sb = makeSandbox('claude-resume');
+    const script = writeScript(sb, [{ text: 'first' }, { text: 'second' }]);
+    const first = await collectAll(runClaude(sb, 'one', script));
+    const sessionId = first.messages[0]!.session_id;
+    const second = await collectAll(runClaude(sb, 'two', script, { continue: true, resume: sessionId }));
+    expect(second.error).toBeUndefined();
+    expect(second.messages[0]).toMatchObject({ session_id: sessionId, resumed: true });
+    expect(results(second.messages)).toMatchObject([{ result: 'second' }]);
+  });
+});
+
+describe('Claude SDK options mend accepts and ignores, or refuses', () => {
+  it('every ignorable option at once: the query runs; the debug file names what was ignored; MCP servers are reported not applied', async () => {
+    const sb = makeSandbox('claude-ignored');
+    const debugFile = join(sb.scratch, 'debug.log');
+    const { messages, error } = await collectAll(
+      runClaude(sb, 'hi', writeScript(sb, [{ text: 'fine' }]), {
+        thinking: { type: 'adaptive' },
+        maxThinkingTokens: 1000,
+        effort: 'low',
+        maxBudgetUsd: 1,
+        betas: ['context-1m-2025-08-07'],
+        settingSources: [],
+        fallbackModel: 'other-model',
+        includeHookEvents: true,
+        strictMcpConfig: true,
+        additionalDirectories: [sb.scratch],
+        mcpServers: { none: { type: 'stdio', command: 'true' } },
+        settings: { model: 'x' },
+        debugFile,
+        maxTurns: 5,
+        includePartialMessages: true,
+      }),
+    );
+    expect(error).toBeUndefined();
+    expect(results(messages)).toMatchObject([{ subtype: 'success', result: 'fine' }]);
+    const debug = readFileSync(debugFile, 'utf8');
+    for (const flag of ['--thinking', '--effort', '--max-budget-usd', '--setting-sources', '--fallback-model', '--await-initialize']) expect(debug).toContain(`ignoring ${flag}`);
+  });
+
+  it('options mend cannot honour end the query with mend\'s readable message', async () => {
+    const sb = makeSandbox('claude-refused');
+    const script = writeScript(sb, [{ text: 'never' }]);
+    const schema = await collectAll(runClaude(sb, 'hi', script, { outputFormat: { type: 'json_schema', schema: { type: 'object' } } }));
+    expect(schema.error?.message).toMatch(/structured output/);
+    const persist = await collectAll(runClaude(sb, 'hi', script, { persistSession: false }));
+    expect(persist.error?.message).toMatch(/records every session/);
+    const pattern = await collectAll(runClaude(sb, 'hi', script, { allowedTools: ['Read(./src/**)'] }));
+    expect(pattern.error?.message).toMatch(/pattern mend cannot apply/);
+    const tool = await collectAll(runClaude(sb, 'hi', script, { permissionPromptToolName: 'mcp__perm__ask' }));
+    expect(tool.error?.message).toMatch(/permission-prompt-tool/);
+  });
+});
