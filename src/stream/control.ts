@@ -5,6 +5,7 @@
  * outbound lines with the same ones.
  */
 import { z } from 'zod';
+import { APPROVAL_MODES, REFUSED_APPROVAL_MODES, approvalModeFromAlias } from './approval-modes.js';
 import { REFUSAL_CODES } from './error-codes.js';
 import { ContentBlockSchema, RecoverySummarySchema } from './messages.js';
 
@@ -37,7 +38,11 @@ export const InterruptRequestSchema = z.looseObject({ subtype: z.literal('interr
 export const SetPermissionModeRequestSchema = z.looseObject({
   subtype: z.literal('set_permission_mode'),
   /** mend's mode or another host's name for it (approval-modes.ts); the answer echoes the caller's word. */
-  mode: z.string().min(1),
+  mode: z.string().superRefine((name, ctx) => {
+    if (approvalModeFromAlias(name) !== undefined) return;
+    const why = Object.hasOwn(REFUSED_APPROVAL_MODES, name) ? REFUSED_APPROVAL_MODES[name] : `use ${APPROVAL_MODES.join(', ')} or Claude's acceptEdits, bypassPermissions, dontAsk`;
+    ctx.addIssue({ code: 'custom', message: `permission mode ${JSON.stringify(name)} is not one mend has: ${why}` });
+  }),
 });
 export const SetModelRequestSchema = z.looseObject({ subtype: z.literal('set_model'), model: z.string().min(1) });
 export const ContinueLastTurnRequestSchema = z.looseObject({

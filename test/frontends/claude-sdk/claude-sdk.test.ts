@@ -6,7 +6,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { continueInterruptedArgs, continueLastTurnViaClaudeQuery, isRecoveryMessage, recoveryMessageOf } from '../../../src/sdk/index.js';
-import { cleanupSandboxes, makeSandbox, markerLines, slowCommand, waitFor, writeScript } from '../../support/cli.js';
+import { execa } from 'execa';
+import { REPO_ROOT, baseEnv, cleanupSandboxes, makeSandbox, markerLines, slowCommand, waitFor, writeScript } from '../../support/cli.js';
 import { onlyLog } from '../../sdk/helpers.js';
 import { claudeOptions, collectAll, promptStream, runClaude, type SDKMessage, type Spawned } from './helpers.js';
 import { query } from '@anthropic-ai/claude-agent-sdk';
@@ -200,5 +201,39 @@ describe.concurrent('the Claude Agent SDK against the built mend', () => {
     const [first, second] = results(seen);
     expect(first).toMatchObject({ is_error: true, errors: [expect.any(String)] });
     expect(second).toMatchObject({ subtype: 'success', result: 'second answer' });
+  });
+});
+
+describe('examples/claude-agent-sdk-host.ts', () => {
+  it('reads recovery before its prompt, continues the killed turn once, then asks its question', async () => {
+    const sb = makeSandbox('claude-example');
+    const marker = join(sb.scratch, 'ran.txt');
+    const spawned: Spawned = { children: [] };
+    const script = writeScript(sb, [
+      { toolCalls: [{ id: 'c1', name: 'run_shell_command', args: { command: slowCommand(marker) } }] },
+      { text: 'Continued.' },
+      { text: 'Nothing else ran.' },
+    ]);
+    const crashed = collectAll(query({ prompt: 'run it', options: claudeOptions(sb, script, { permissionMode: 'bypassPermissions' }, spawned) }));
+    try {
+      await waitFor(() => markerLines(marker).length > 0, 15_000, 'the slow command to start');
+      spawned.children[0]!.kill('SIGKILL');
+      await crashed;
+    } finally {
+      killShellGroup(marker);
+    }
+    const run = await execa('node', [join(REPO_ROOT, 'dist/examples/claude-agent-sdk-host.js'), sb.cwd, 'what ran?', '--', '--scripted-responses', script], {
+      env: baseEnv(sb),
+      extendEnv: false,
+      reject: false,
+      timeout: 30_000,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toContain('recovery: interrupted_turn (cause crash)');
+    expect(run.stdout).toContain('continuing the interrupted turn');
+    expect(run.stdout).toContain('answer: Continued.');
+    expect(run.stdout).toContain('answer: Nothing else ran.');
+    expect(run.exitCode).toBe(0);
+    expect(markerLines(marker)).toHaveLength(1);
   });
 });
