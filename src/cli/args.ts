@@ -29,6 +29,8 @@ export interface RunOptions extends StdioRunOptions {
   appendSystemPrompt: string | undefined;
   /** -i/--prompt-interactive: open the terminal UI with this first prompt. */
   promptInteractive: string | undefined;
+  /** --no-session-persistence (Claude's persistSession: false): nothing is kept after the run. */
+  noSessionPersistence: boolean;
   /** --debug-file: diagnostics go to this file instead of stderr. */
   debugFile?: string | undefined;
   /** `--acp`: serve the Agent Client Protocol on stdio (an editor drives the sessions). */
@@ -212,6 +214,7 @@ export async function parseArgs(argv: string[]): Promise<ParsedCommand> {
     scriptedResponses: last(a['scripted-responses']),
     debug: last(a.debug) || last(a['debug-file']) !== undefined,
     debugFile: last(a['debug-file']),
+    noSessionPersistence: a['session-persistence'] === false,
     verbose: last(a.verbose) === true,
     ignoredFlags: [
       a.channel !== undefined ? `--channel=${a.channel}` : '',
@@ -346,7 +349,9 @@ function validateRunOptions(o: RunOptions, a: Record<string, unknown> = {}): voi
   if (o.sessionId !== undefined && (o.continue || o.resume !== undefined || a['continue'] === true)) {
     throw new MendError('usage', '--session-id cannot be combined with --continue or --resume');
   }
-  if (a['session-persistence'] === false) throw new MendError('usage', `--no-session-persistence is not supported by mend: ${NO_PERSISTENCE_REASON}`);
+  if (o.noSessionPersistence && (o.continue || o.resume !== undefined || o.store !== undefined)) {
+    throw new MendError('usage', `--no-session-persistence cannot be combined with --continue, --resume or --store: ${NO_PERSISTENCE_REASON}`);
+  }
   for (const flag of CLAUDE_REFUSED_FLAGS) {
     if (a[flag] !== undefined) throw new MendError('usage', `--${flag} is not supported by mend: ${CLAUDE_REFUSED_REASONS[flag]}`);
   }

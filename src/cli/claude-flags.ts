@@ -48,6 +48,9 @@ export const CLAUDE_REFUSED_REASONS = {
   'resume-drops-turn': 'mend resumes a whole session; use its recovery plan (--continue-interrupted) for an unfinished turn',
 } as const;
 
-/** `--no-session-persistence` (yargs reads it as session-persistence=false). */
-export const NO_PERSISTENCE_REASON = 'mend records every session (that is what its crash recovery reads); remove persistSession: false';
+/**
+ * `--no-session-persistence` (yargs reads it as session-persistence=false) is implemented: the
+ * session is written to a private temporary home deleted at exit, so it has nothing to resume.
+ */
+export const NO_PERSISTENCE_REASON = 'the session is kept in a temporary store deleted when mend exits, so there is nothing to resume and no store to name';
 export const CLAUDE_REFUSED_FLAGS = Object.keys(CLAUDE_REFUSED_REASONS) as Array<keyof typeof CLAUDE_REFUSED_REASONS>;

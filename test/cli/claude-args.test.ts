@@ -55,7 +55,9 @@ describe("Claude's SDK command line", () => {
     );
     expect(o.ignoredFlags).toEqual(expect.arrayContaining(['--thinking', '--effort', '--setting-sources', '--await-initialize', '--fallback-model']));
     expect(o).toMatchObject({ debug: true, debugFile: '/tmp/d.log', addDirs: ['/tmp'], maxTurns: 3, model: 'm1' });
-    for (const flag of ['--json-schema={}', '--agent=x', '--mcp-config={}', '--resume-session-at=u', '--resume-drops-turn=true', '--no-session-persistence']) {
+    expect((await run('--no-session-persistence')).noSessionPersistence).toBe(true);
+    await expect(run('--no-session-persistence', '--continue')).rejects.toThrow(/temporary store/);
+    for (const flag of ['--json-schema={}', '--agent=x', '--mcp-config={}', '--resume-session-at=u', '--resume-drops-turn=true']) {
       await expect(run(flag), flag).rejects.toThrow(/not supported by mend/);
     }
   });

@@ -104,6 +104,14 @@ describe('Claude SDK options mend implements', () => {
     expect(existsSync(kept)).toBe(true);
   });
 
+  it('persistSession: false runs the prompt and keeps nothing in MEND_HOME', async () => {
+    const sb = makeSandbox('claude-ephemeral');
+    const { messages, error } = await collectAll(runClaude(sb, 'hi', writeScript(sb, [{ text: 'gone after' }]), { persistSession: false }));
+    expect(error).toBeUndefined();
+    expect(results(messages)).toMatchObject([{ result: 'gone after' }]);
+    expect(existsSync(sb.home)).toBe(false);
+  });
+
   it('with continue and resume both set, resume wins', async () => {
     const sb = makeSandbox('claude-resume');
     const script = writeScript(sb, [{ text: 'first' }, { text: 'second' }]);
@@ -150,8 +158,6 @@ describe('Claude SDK options mend accepts and ignores, or refuses', () => {
     const script = writeScript(sb, [{ text: 'never' }]);
     const schema = await collectAll(runClaude(sb, 'hi', script, { outputFormat: { type: 'json_schema', schema: { type: 'object' } } }));
     expect(schema.error?.message).toMatch(/structured output/);
-    const persist = await collectAll(runClaude(sb, 'hi', script, { persistSession: false }));
-    expect(persist.error?.message).toMatch(/records every session/);
     const pattern = await collectAll(runClaude(sb, 'hi', script, { allowedTools: ['Read(./src/**)'] }));
     expect(pattern.error?.message).toMatch(/pattern mend cannot apply/);
     const tool = await collectAll(runClaude(sb, 'hi', script, { permissionPromptToolName: 'mcp__perm__ask' }));
