@@ -7,8 +7,7 @@ import { MendError } from '../errors.js';
 import type { ServeOptions } from '../frontends/daemon/serve.js';
 import type { StdioRunOptions } from '../frontends/shared/run-options.js';
 import { APPROVAL_MODES, REFUSED_APPROVAL_MODES, approvalModeFromAlias, type ApprovalMode } from '../stream/approval-modes.js';
-import { toMendToolRule } from '../stream/tool-aliases.js';
-import { CLAUDE_BOOLEAN_FLAGS, CLAUDE_IGNORED_FLAGS, CLAUDE_REFUSED_FLAGS, CLAUDE_REFUSED_REASONS, NO_PERSISTENCE_REASON } from './claude-flags.js';
+import { CLAUDE_BOOLEAN_FLAGS, CLAUDE_IGNORED_FLAGS, CLAUDE_REFUSED_FLAGS, CLAUDE_REFUSED_REASONS, NO_PERSISTENCE_REASON, coreToolsOf, permissionPromptsOf, toolRules } from './claude-flags.js';
 import { exitCodeTableText } from '../stream/exit-codes.js';
 import { DEFAULT_TOOL_ENV_POLICY, parseToolEnvPolicy, type ToolEnvPolicy } from '../tools/tool-env.js';
 
@@ -257,46 +256,6 @@ function approvalModeOf(value: string): ApprovalMode {
   );
 }
 
-/** Each entry of a tool list in mend's terms (Claude names mapped, shell rules kept); a rule mend cannot apply is a usage error. */
-function toolRules(flag: string, entries: string[]): string[] {
-  return entries.map((entry) => {
-    const rule = toMendToolRule(entry);
-    if (!rule.ok) throw new MendError('usage', `${flag}: ${rule.error}`);
-    return rule.rule;
-  });
-}
-
-/** --core-tools (Qwen) and --tools (Claude; "default" is every tool, an empty value none). */
-function coreToolsOf(a: Record<string, unknown>): string[] | undefined {
-  const core = a['core-tools'] === undefined ? undefined : splitList(a['core-tools']);
-  const tools = a['tools'] === undefined ? undefined : splitList(a['tools']);
-  if (tools !== undefined && tools.length === 1 && tools[0] === 'default') return core === undefined ? undefined : toolRules('--core-tools', core);
-  const only = tools !== undefined || core !== undefined ? [...(core ?? []), ...(tools ?? [])] : undefined;
-  if (only === undefined) return undefined;
-  const rules = toolRules('--tools', only);
-  const patterned = rules.find((r) => r.includes('('));
-  if (patterned) throw new MendError('usage', `--tools names tools, not rules: ${patterned}`);
-  return rules;
-}
-
-/**
- * Who answers `can_use_tool`. `--permission-prompt-tool=stdio` (Claude's SDK adds it exactly
- * when its host passes canUseTool) declares it: ask from the first turn. A command line in
- * Claude Code's dialect (`--verbose` with stream-json input, which Claude Code requires and its
- * SDK always sends) without it: never ask, as Claude Code would not. Otherwise mend's own
- * protocol: `initialize` switches asking on (mend's SDK, Qwen's SDK with --channel=SDK, raw hosts).
- */
-function permissionPromptsOf(tool: string | undefined, a: Record<string, unknown>): RunOptions['permissionPrompts'] {
-  if (tool !== undefined) {
-    if (tool === 'stdio') return 'stdio';
-    throw new MendError(
-      'usage',
-      `--permission-prompt-tool ${JSON.stringify(tool)} is not supported: mend asks permission over the control protocol only (--permission-prompt-tool=stdio, the Claude SDK's canUseTool), not through an MCP tool`,
-    );
-  }
-  const claudeDialect = last(a['verbose']) === true && last(a['input-format']) === 'stream-json' && a['channel'] === undefined;
-  return claudeDialect ? 'never' : 'after_initialize';
-}
 function toolEnvOf(value: string | undefined): ToolEnvPolicy {
   if (value === undefined) return DEFAULT_TOOL_ENV_POLICY;
   const parsed = parseToolEnvPolicy(value);

@@ -164,3 +164,32 @@ describe('Claude SDK options mend accepts and ignores, or refuses', () => {
     expect(tool.error?.message).toMatch(/permission-prompt-tool/);
   });
 });
+
+describe("permissionMode 'dontAsk'", () => {
+  it('never asks canUseTool: what is not pre-approved is denied, what is allowed runs', async () => {
+    const sb = makeSandbox('claude-dontask');
+    const file = join(sb.cwd, 'd.txt');
+    const marker = join(sb.scratch, 'ok');
+    const script = writeScript(sb, [
+      { toolCalls: [{ id: 'w1', name: 'write_file', args: { file_path: file, content: 'd' } }, { id: 's1', name: 'run_shell_command', args: { command: `touch ${marker}` } }] },
+      { text: 'done' },
+    ]);
+    const asked: string[] = [];
+    const { messages, error } = await collectAll(
+      runClaude(sb, 'go', script, {
+        permissionMode: 'dontAsk',
+        allowedTools: ['Bash(touch:*)'],
+        canUseTool: async (name, input) => {
+          asked.push(name);
+          return { behavior: 'allow', updatedInput: input };
+        },
+      }),
+    );
+    expect(error).toBeUndefined();
+    expect(asked).toEqual([]);
+    expect(existsSync(file)).toBe(false);
+    expect(existsSync(marker)).toBe(true);
+    expect(messages[0]).toMatchObject({ permissionMode: 'dontAsk' });
+    expect(results(messages)).toMatchObject([{ permission_denials: [{ tool_name: 'write_file' }] }]);
+  });
+});
