@@ -104,6 +104,20 @@ describe('Claude SDK options mend implements', () => {
     expect(existsSync(kept)).toBe(true);
   });
 
+  it('additionalDirectories (--add-dir=) widens the file tools\' boundary', async () => {
+    const sb = makeSandbox('claude-adddir');
+    const outside = join(sb.scratch, 'notes.txt');
+    writeFileSync(outside, 'from outside the project');
+    const script = writeScript(sb, [{ toolCalls: [{ id: 'r1', name: 'read_file', args: { file_path: outside } }] }, { text: 'read' }]);
+    const run = async (extra: Parameters<typeof runClaude>[3]) => {
+      const { messages } = await collectAll(runClaude(sb, 'read it', script, extra));
+      const user = messages.find((m) => m.type === 'user') as { message: { content: Array<{ is_error: boolean; content: string }> } } | undefined;
+      return user!.message.content[0]!;
+    };
+    expect(await run({ additionalDirectories: [sb.scratch] })).toMatchObject({ is_error: false, content: expect.stringContaining('from outside the project') });
+    expect((await run({})).is_error).toBe(true);
+  });
+
   it('persistSession: false runs the prompt and keeps nothing in MEND_HOME', async () => {
     const sb = makeSandbox('claude-ephemeral');
     const { messages, error } = await collectAll(runClaude(sb, 'hi', writeScript(sb, [{ text: 'gone after' }]), { persistSession: false }));

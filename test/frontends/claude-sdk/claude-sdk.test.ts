@@ -96,6 +96,8 @@ describe.concurrent('the Claude Agent SDK against the built mend', () => {
     const q = runClaude(sb, stream.messages, writeScript(sb, [{ text: 'ok' }]));
     await expect(q.setPermissionMode('bypassPermissions')).resolves.toEqual({ mode: 'bypassPermissions' });
     await expect(q.setPermissionMode('auto')).rejects.toThrow(/classifier/);
+    // mend's code reaches the SDK's error under the name it reads (error_code).
+    await expect(q.setModel('')).rejects.toMatchObject({ errorCode: 'invalid_request' });
     stream.end();
     await collectAll(q);
 
