@@ -28,6 +28,8 @@ export interface RunOptions extends StdioRunOptions {
   appendSystemPrompt: string | undefined;
   /** -i/--prompt-interactive: open the terminal UI with this first prompt. */
   promptInteractive: string | undefined;
+  /** --fallback-model: asked when the main model's request fails before any output. */
+  fallbackModel?: string | undefined;
   /** --no-session-persistence (Claude's persistSession: false): nothing is kept after the run. */
   noSessionPersistence: boolean;
   /** --debug-file: diagnostics go to this file instead of stderr. */
@@ -59,7 +61,7 @@ function last<T>(value: T | T[]): T {
 }
 
 /** Options that name a session, a model, a URL or a file: a value that looks like a flag is a mistake or an injection. */
-const VALUE_OPTIONS = ['resume', 'sessionId', 'planId', 'model', 'baseUrl', 'scriptedResponses'] as const;
+const VALUE_OPTIONS = ['resume', 'sessionId', 'planId', 'model', 'fallbackModel', 'baseUrl', 'scriptedResponses'] as const;
 
 function splitList(values: unknown): string[] {
   const list = Array.isArray(values) ? values : values === undefined ? [] : [values];
@@ -124,6 +126,7 @@ function build(argv: string[]) {
     .option('model', { type: 'string' })
     .option('provider', { choices: ['openai', 'scripted'] as const })
     .option('base-url', { type: 'string' })
+    .option('fallback-model', { type: 'string', describe: 'model to ask when the main one fails before answering (OpenAI-compatible provider)' })
     .option('scripted-responses', { type: 'string', describe: 'JSON file of scripted model responses' })
     .option('add-dir', {
       alias: 'include-directories',
@@ -208,6 +211,7 @@ export async function parseArgs(argv: string[]): Promise<ParsedCommand> {
     allowedTools: toolRules('--allowed-tools', splitList(a['allowed-tools'])),
     maxTurns: last(a['max-session-turns'] ?? a['max-turns']),
     model: last(a.model),
+    fallbackModel: last(a['fallback-model']),
     provider: last(a.provider),
     baseUrl: last(a['base-url']),
     scriptedResponses: last(a['scripted-responses']),
@@ -241,7 +245,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * Flags other hosts' SDKs pass that mean nothing to mend (debug-noted): Qwen Code's
  * SDK sends them for its own features (subagents, extensions, MCP, worktrees).
  */
-const IGNORED_VALUE_FLAGS = ['auth-type', 'max-tool-calls', 'max-subagent-depth', 'extensions', 'allowed-mcp-server-names', 'fallback-model', 'disabled-slash-commands', 'worktree'] as const;
+const IGNORED_VALUE_FLAGS = ['auth-type', 'max-tool-calls', 'max-subagent-depth', 'extensions', 'allowed-mcp-server-names', 'disabled-slash-commands', 'worktree'] as const;
 /** Flags whose meaning mend cannot honour, where silently ignoring them would surprise (a sandbox, TLS, a proxy). */
 const REFUSED_FLAGS = ['sandbox', 'safe-mode', 'insecure', 'proxy'] as const;
 

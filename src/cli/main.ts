@@ -87,7 +87,7 @@ export interface Composition {
 }
 
 /** Everything a runtime needs, from the process's environment and the parsed options. */
-export type ComposeOptions = Pick<RunOptions, 'provider' | 'scriptedResponses' | 'baseUrl'> & Partial<Pick<RunOptions, 'addDirs' | 'toolEnv' | 'store'>> & {
+export type ComposeOptions = Pick<RunOptions, 'provider' | 'scriptedResponses' | 'baseUrl'> & Partial<Pick<RunOptions, 'addDirs' | 'toolEnv' | 'store' | 'fallbackModel'>> & {
   /** A JSONL home of this run's own instead of MEND_HOME / --store (--no-session-persistence). */
   privateHome?: string | undefined;
 };

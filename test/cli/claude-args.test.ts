@@ -53,8 +53,8 @@ describe("Claude's SDK command line", () => {
       '--include-hook-events', '--session-mirror', '--managed-settings-in-initialize', '--fallback-model=m2', '--add-dir=/tmp',
       '--debug-file=/tmp/d.log', '--max-turns=3', '--model=m1', '--include-partial-messages',
     );
-    expect(o.ignoredFlags).toEqual(expect.arrayContaining(['--thinking', '--effort', '--setting-sources', '--await-initialize', '--fallback-model']));
-    expect(o).toMatchObject({ debug: true, debugFile: '/tmp/d.log', addDirs: ['/tmp'], maxTurns: 3, model: 'm1' });
+    expect(o.ignoredFlags).toEqual(expect.arrayContaining(['--thinking', '--effort', '--setting-sources', '--await-initialize']));
+    expect(o).toMatchObject({ fallbackModel: 'm2', debug: true, debugFile: '/tmp/d.log', addDirs: ['/tmp'], maxTurns: 3, model: 'm1' });
     expect((await run('--no-session-persistence')).noSessionPersistence).toBe(true);
     await expect(run('--no-session-persistence', '--continue')).rejects.toThrow(/temporary store/);
     for (const flag of ['--json-schema={}', '--agent=x', '--mcp-config={}', '--resume-session-at=u', '--resume-drops-turn=true']) {

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY, cleanupSandboxes, makeSandbox, writeScript } from '../../support/cli.js';
-import { startOpenAIServer, textReply, type OpenAIServer } from '../../support/openai-server.js';
+import { errorReply, startOpenAIServer, textReply, type OpenAIServer } from '../../support/openai-server.js';
 import { query } from '@anthropic-ai/claude-agent-sdk';
 import { claudeOptions, collectAll, runClaude, type SDKMessage } from './helpers.js';
 
@@ -126,6 +126,16 @@ describe('Claude SDK options mend implements', () => {
     expect(existsSync(sb.home)).toBe(false);
   });
 
+  it('fallbackModel answers when the main model fails before any output', async () => {
+    const sb = makeSandbox('claude-fallback');
+    server.enqueue(errorReply(500, { error: { message: 'overloaded' } }), textReply('from the fallback'));
+    const before = server.requests.length;
+    const { messages, error } = await collectAll(runClaude(sb, 'marker-fallback-1', undefined, { envExtra: openaiEnv(), model: 'test-model', fallbackModel: 'fallback-model' }));
+    expect(error).toBeUndefined();
+    expect(results(messages)).toMatchObject([{ subtype: 'success', result: 'from the fallback' }]);
+    expect(server.requests.slice(before).map((r) => r.body.model)).toEqual(['test-model', 'fallback-model']);
+  });
+
   it('with continue and resume both set, resume wins', async () => {
     const sb = makeSandbox('claude-resume');
     const script = writeScript(sb, [{ text: 'first' }, { text: 'second' }]);
@@ -164,7 +174,7 @@ describe('Claude SDK options mend accepts and ignores, or refuses', () => {
     expect(error).toBeUndefined();
     expect(results(messages)).toMatchObject([{ subtype: 'success', result: 'fine' }]);
     const debug = readFileSync(debugFile, 'utf8');
-    for (const flag of ['--thinking', '--effort', '--max-budget-usd', '--setting-sources', '--fallback-model', '--await-initialize']) expect(debug).toContain(`ignoring ${flag}`);
+    for (const flag of ['--thinking', '--effort', '--max-budget-usd', '--setting-sources', '--await-initialize']) expect(debug).toContain(`ignoring ${flag}`);
   });
 
   it('options mend cannot honour end the query with mend\'s readable message', async () => {
