@@ -29,10 +29,11 @@ export type InputUserMessage = z.infer<typeof InputUserMessageSchema>;
  */
 export const InitializeRequestSchema = z.looseObject({
   subtype: z.literal('initialize'),
-  systemPrompt: z.union([z.string(), z.array(z.string())]).optional(),
-  appendSystemPrompt: z.string().optional(),
+  // A shape mend does not know is ignored rather than failing the initialize that switches on approvals.
+  systemPrompt: z.union([z.string(), z.array(z.string())]).optional().catch(undefined),
+  appendSystemPrompt: z.string().optional().catch(undefined),
   disallowedTools: z.array(z.string()).optional(),
-  mcpServers: z.record(z.string(), z.unknown()).optional(),
+  mcpServers: z.unknown().optional(),
 });
 export const InterruptRequestSchema = z.looseObject({ subtype: z.literal('interrupt') });
 export const SetPermissionModeRequestSchema = z.looseObject({
