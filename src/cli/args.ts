@@ -140,7 +140,11 @@ function build(argv: string[]) {
     .option('permission-timeout', { type: 'number', default: 60_000, describe: 'ms to wait for a host approval' })
     .option('debug', { type: 'boolean', default: false, describe: 'diagnostics to stderr' })
     .option('channel', { type: 'string', hidden: true })
-    .option('verbose', { type: 'boolean', default: false, describe: 'text output: every step\'s text, not only the final answer' })
+    .option('verbose', {
+      type: 'boolean',
+      default: false,
+      describe: "text output: every step's text, not only the final answer; with --input-format stream-json: Claude Code's permission rule (ask the host only with --permission-prompt-tool=stdio)",
+    })
     .option('core-tools', { type: 'string', array: true, describe: 'offer only these tools to the model (a,b)' })
     .option('exclude-tools', { alias: 'disallowedTools', type: 'string', array: true, describe: 'never offer these tools to the model (a,b; Claude names and Bash(cmd:*) rules too)' })
     .option('max-session-turns', { type: 'number', hidden: true, describe: "Qwen Code's name for --max-turns" })
