@@ -74,6 +74,34 @@ describe.concurrent('the Claude Agent SDK against the built mend', () => {
     expect(stopped.messages.filter((m) => m.type === 'assistant')).toHaveLength(1);
   });
 
+  it("an answer to a request mend cancelled (its own timeout) is dropped quietly: no system/error reaches the host", async () => {
+    const sb = makeSandbox('claude-cancelled');
+    const file = join(sb.cwd, 'late.txt');
+    const script = writeScript(sb, [{ toolCalls: [{ id: 'w1', name: 'write_file', args: { file_path: file, content: 'late' } }] }, { text: 'gave up waiting' }]);
+    const stream = promptStream();
+    const q = runClaude(sb, stream.messages, script, {
+      extraArgs: { 'permission-timeout': '300' },
+      canUseTool: async (_name, input) => {
+        // Answer long after mend's 300 ms: mend has cancelled by then (the SDK still answers).
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        return { behavior: 'allow', updatedInput: input };
+      },
+    });
+    stream.push('write it');
+    const seen: SDKMessage[] = [];
+    for await (const m of q) {
+      seen.push(m);
+      if (m.type === 'result') {
+        // Give the late answer time to arrive before ending stdin.
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+        stream.end();
+      }
+    }
+    expect(results(seen)).toMatchObject([{ subtype: 'success', result: 'gave up waiting', permission_denials: [{ tool_use_id: 'w1' }] }]);
+    expect(seen.filter((m) => m.type === 'system' && (m as { subtype: string }).subtype === 'error')).toEqual([]);
+    expect(existsSync(file)).toBe(false);
+  });
+
   it("permissionMode 'acceptEdits': edits run unasked, a shell command without canUseTool is refused (nobody asked)", async () => {
     const sb = makeSandbox('claude-accept');
     const file = join(sb.cwd, 'b.txt');
