@@ -6,7 +6,8 @@ import yargs from 'yargs';
 import { MendError } from '../errors.js';
 import type { ServeOptions } from '../frontends/daemon/serve.js';
 import type { StdioRunOptions } from '../frontends/shared/run-options.js';
-import { APPROVAL_MODES, approvalModeFromAlias, type ApprovalMode } from '../stream/approval-modes.js';
+import { APPROVAL_MODES, REFUSED_APPROVAL_MODES, approvalModeFromAlias, type ApprovalMode } from '../stream/approval-modes.js';
+import { CLAUDE_BOOLEAN_FLAGS, CLAUDE_IGNORED_FLAGS, CLAUDE_REFUSED_FLAGS, CLAUDE_REFUSED_REASONS, NO_PERSISTENCE_REASON, coreToolsOf, permissionPromptsOf, toolRules } from './claude-flags.js';
 import { exitCodeTableText } from '../stream/exit-codes.js';
 import { DEFAULT_TOOL_ENV_POLICY, parseToolEnvPolicy, type ToolEnvPolicy } from '../tools/tool-env.js';
 
@@ -27,6 +28,12 @@ export interface RunOptions extends StdioRunOptions {
   appendSystemPrompt: string | undefined;
   /** -i/--prompt-interactive: open the terminal UI with this first prompt. */
   promptInteractive: string | undefined;
+  /** --fallback-model: asked when the main model's request fails before any output. */
+  fallbackModel?: string | undefined;
+  /** --no-session-persistence (Claude's persistSession: false): nothing is kept after the run. */
+  noSessionPersistence: boolean;
+  /** --debug-file: diagnostics go to this file instead of stderr. */
+  debugFile?: string | undefined;
   /** `--acp`: serve the Agent Client Protocol on stdio (an editor drives the sessions). */
   acp: boolean;
 }
@@ -54,7 +61,7 @@ function last<T>(value: T | T[]): T {
 }
 
 /** Options that name a session, a model, a URL or a file: a value that looks like a flag is a mistake or an injection. */
-const VALUE_OPTIONS = ['resume', 'sessionId', 'planId', 'model', 'baseUrl', 'scriptedResponses'] as const;
+const VALUE_OPTIONS = ['resume', 'sessionId', 'planId', 'model', 'fallbackModel', 'baseUrl', 'scriptedResponses'] as const;
 
 function splitList(values: unknown): string[] {
   const list = Array.isArray(values) ? values : values === undefined ? [] : [values];
@@ -111,11 +118,15 @@ function build(argv: string[]) {
       default: 'default',
       describe: `${APPROVAL_MODES.join(' | ')} (Claude's acceptEdits and bypassPermissions are accepted)`,
     })
-    .option('allowed-tools', { type: 'string', array: true, describe: 'tool names allowed without approval (a,b,c)' })
+    .option('allowed-tools', { alias: 'allowedTools', type: 'string', array: true, describe: 'tool names allowed without approval (a,b,c; Claude names and Bash(cmd:*) rules too)' })
+    .option('tools', { type: 'string', array: true, describe: 'offer only these tools (a,b; "default": all), as Claude Code\'s --tools' })
+    .option('permission-prompt-tool', { type: 'string', describe: 'stdio: ask the stream-json host before tools that need approval (Claude Code\'s canUseTool)' })
+    .option('debug-file', { type: 'string', describe: 'write the --debug diagnostics to this file (implies --debug)' })
     .option('max-turns', { type: 'number', default: 50 })
     .option('model', { type: 'string' })
     .option('provider', { choices: ['openai', 'scripted'] as const })
     .option('base-url', { type: 'string' })
+    .option('fallback-model', { type: 'string', describe: 'model to ask when the main one fails before answering (OpenAI-compatible provider)' })
     .option('scripted-responses', { type: 'string', describe: 'JSON file of scripted model responses' })
     .option('add-dir', {
       alias: 'include-directories',
@@ -129,9 +140,13 @@ function build(argv: string[]) {
     .option('permission-timeout', { type: 'number', default: 60_000, describe: 'ms to wait for a host approval' })
     .option('debug', { type: 'boolean', default: false, describe: 'diagnostics to stderr' })
     .option('channel', { type: 'string', hidden: true })
-    .option('verbose', { type: 'boolean', default: false, describe: 'text output: every step\'s text, not only the final answer' })
+    .option('verbose', {
+      type: 'boolean',
+      default: false,
+      describe: "text output: every step's text, not only the final answer; with --input-format stream-json: Claude Code's permission rule (ask the host only with --permission-prompt-tool=stdio)",
+    })
     .option('core-tools', { type: 'string', array: true, describe: 'offer only these tools to the model (a,b)' })
-    .option('exclude-tools', { type: 'string', array: true, describe: 'never offer these tools to the model (a,b)' })
+    .option('exclude-tools', { alias: 'disallowedTools', type: 'string', array: true, describe: 'never offer these tools to the model (a,b; Claude names and Bash(cmd:*) rules too)' })
     .option('max-session-turns', { type: 'number', hidden: true, describe: "Qwen Code's name for --max-turns" })
     .option('help', { alias: 'h', type: 'boolean', describe: 'show help' })
     .option('version', { alias: 'v', type: 'boolean', describe: 'show version' })
@@ -147,7 +162,9 @@ function build(argv: string[]) {
       throw new MendError('usage', message || error?.message || 'invalid arguments');
     });
   // Compatibility flags of other hosts' SDKs, hidden; added one by one so they do not widen the parsed type.
-  for (const flag of [...IGNORED_VALUE_FLAGS, ...REFUSED_FLAGS]) parser.option(flag, { type: 'string', hidden: true });
+  for (const flag of [...IGNORED_VALUE_FLAGS, ...REFUSED_FLAGS, ...CLAUDE_IGNORED_FLAGS, ...CLAUDE_REFUSED_FLAGS]) parser.option(flag, { type: 'string', hidden: true });
+  for (const flag of CLAUDE_BOOLEAN_FLAGS) parser.option(flag, { type: 'boolean', hidden: true });
+  parser.option('session-persistence', { type: 'boolean', hidden: true });
   return parser;
 }
 
@@ -175,10 +192,13 @@ export async function parseArgs(argv: string[]): Promise<ParsedCommand> {
   if (a._.length > 0) throw new MendError('usage', `unexpected argument: ${String(first)}`);
 
   const prompt = last(a.prompt);
+  const modeName = last(a['approval-mode']);
+  const claudeIgnored = [...CLAUDE_IGNORED_FLAGS, ...CLAUDE_BOOLEAN_FLAGS].filter((f) => a[f] !== undefined && a[f] !== false);
   const options: RunOptions = {
     prompt: prompt === '-' ? undefined : prompt,
     promptFromStdin: prompt === '-',
-    continue: last(a.continue),
+    // Claude Code: with both --continue and --resume, the named session wins.
+    continue: last(a.continue) && a.resume === undefined,
     resume: last(a.resume),
     sessionId: last(a['session-id']),
     forkSession: last(a['fork-session']),
@@ -189,21 +209,27 @@ export async function parseArgs(argv: string[]): Promise<ParsedCommand> {
     planId: last(a['plan-id']),
     autoContinue: last(a['auto-continue']),
     acceptDegraded: last(a['accept-degraded']),
-    approvalMode: approvalModeOf(last(a['approval-mode'])),
-    allowedTools: splitList(a['allowed-tools']),
+    approvalMode: approvalModeOf(modeName),
+    approvalModeName: modeName,
+    permissionPrompts: permissionPromptsOf(last(a['permission-prompt-tool']), a),
+    allowedTools: toolRules('--allowed-tools', splitList(a['allowed-tools'])),
     maxTurns: last(a['max-session-turns'] ?? a['max-turns']),
     model: last(a.model),
+    fallbackModel: last(a['fallback-model']),
     provider: last(a.provider),
     baseUrl: last(a['base-url']),
     scriptedResponses: last(a['scripted-responses']),
-    debug: last(a.debug),
+    debug: last(a.debug) || last(a['debug-file']) !== undefined,
+    debugFile: last(a['debug-file']),
+    noSessionPersistence: a['session-persistence'] === false,
     verbose: last(a.verbose) === true,
     ignoredFlags: [
       a.channel !== undefined ? `--channel=${a.channel}` : '',
       ...IGNORED_VALUE_FLAGS.filter((f) => a[f] !== undefined).map((f) => `--${f}`),
+      ...claudeIgnored.map((f) => `--${f}`),
     ].filter(Boolean),
-    coreTools: a['core-tools'] === undefined ? undefined : splitList(a['core-tools']),
-    excludeTools: splitList(a['exclude-tools']),
+    coreTools: coreToolsOf(a),
+    excludeTools: toolRules('--disallowedTools/--exclude-tools', splitList(a['exclude-tools'])),
     permissionTimeoutMs: last(a['permission-timeout']),
     addDirs: splitList(a['add-dir']),
     toolEnv: toolEnvOf(last(a['tool-env'])),
@@ -223,7 +249,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * Flags other hosts' SDKs pass that mean nothing to mend (debug-noted): Qwen Code's
  * SDK sends them for its own features (subagents, extensions, MCP, worktrees).
  */
-const IGNORED_VALUE_FLAGS = ['auth-type', 'max-tool-calls', 'max-subagent-depth', 'extensions', 'allowed-mcp-server-names', 'fallback-model', 'disabled-slash-commands', 'worktree'] as const;
+const IGNORED_VALUE_FLAGS = ['auth-type', 'max-tool-calls', 'max-subagent-depth', 'extensions', 'allowed-mcp-server-names', 'disabled-slash-commands', 'worktree'] as const;
 /** Flags whose meaning mend cannot honour, where silently ignoring them would surprise (a sandbox, TLS, a proxy). */
 const REFUSED_FLAGS = ['sandbox', 'safe-mode', 'insecure', 'proxy'] as const;
 
@@ -233,10 +259,11 @@ function approvalModeOf(value: string): ApprovalMode {
   if (mode) return mode;
   throw new MendError(
     'usage',
-    `--approval-mode ${JSON.stringify(value)} is not a mode mend has: use ${APPROVAL_MODES.join(', ')} (or Claude's acceptEdits, bypassPermissions). ` +
-      (value === 'auto' || value === 'dontAsk' ? `"${value}" (approvals decided by a classifier or never asked) is not supported.` : ''),
+    `--approval-mode ${JSON.stringify(value)} is not a mode mend has: use ${APPROVAL_MODES.join(', ')} (or Claude's acceptEdits, bypassPermissions, dontAsk). ` +
+      (Object.hasOwn(REFUSED_APPROVAL_MODES, value) ? REFUSED_APPROVAL_MODES[value] : ''),
   );
 }
+
 function toolEnvOf(value: string | undefined): ToolEnvPolicy {
   if (value === undefined) return DEFAULT_TOOL_ENV_POLICY;
   const parsed = parseToolEnvPolicy(value);
@@ -286,8 +313,15 @@ function validateRunOptions(o: RunOptions, a: Record<string, unknown> = {}): voi
     if (value.trim() === '' && key !== 'resume') throw new MendError('usage', `${flag} needs a value`);
     if (value.startsWith('-')) throw new MendError('usage', `${flag} got ${JSON.stringify(value)}, which looks like a flag (session ids, model names, URLs and paths never start with '-')`);
   }
-  const selectors = [o.continue, o.resume !== undefined, o.sessionId !== undefined].filter(Boolean).length;
-  if (selectors > 1) throw new MendError('usage', '--continue, --resume and --session-id are mutually exclusive');
+  if (o.sessionId !== undefined && (o.continue || o.resume !== undefined || a['continue'] === true)) {
+    throw new MendError('usage', '--session-id cannot be combined with --continue or --resume');
+  }
+  if (o.noSessionPersistence && (o.continue || o.resume !== undefined || o.store !== undefined)) {
+    throw new MendError('usage', `--no-session-persistence cannot be combined with --continue, --resume or --store: ${NO_PERSISTENCE_REASON}`);
+  }
+  for (const flag of CLAUDE_REFUSED_FLAGS) {
+    if (a[flag] !== undefined) throw new MendError('usage', `--${flag} is not supported by mend: ${CLAUDE_REFUSED_REASONS[flag]}`);
+  }
   if (o.forkSession && !o.continue && o.resume === undefined) {
     throw new MendError('usage', '--fork-session needs --continue or --resume');
   }

@@ -5,8 +5,8 @@
  * Returns the exit code; bin/mend.js sets it.
  */
 import { randomUUID } from 'node:crypto';
-import { realpathSync } from 'node:fs';
-import { homedir, hostname, platform } from 'node:os';
+import { createWriteStream, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { homedir, hostname, platform, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { errorCodeOf, errorMessageOf } from '../errors.js';
 import type { HostEnv } from '../runtime/host-env.js';
@@ -87,19 +87,22 @@ export interface Composition {
 }
 
 /** Everything a runtime needs, from the process's environment and the parsed options. */
-export type ComposeOptions = Pick<RunOptions, 'provider' | 'scriptedResponses' | 'baseUrl'> & Partial<Pick<RunOptions, 'addDirs' | 'toolEnv' | 'store'>>;
+export type ComposeOptions = Pick<RunOptions, 'provider' | 'scriptedResponses' | 'baseUrl'> & Partial<Pick<RunOptions, 'addDirs' | 'toolEnv' | 'store' | 'fallbackModel'>> & {
+  /** A JSONL home of this run's own instead of MEND_HOME / --store (--no-session-persistence). */
+  privateHome?: string | undefined;
+};
 
 /** The session store the flags and the environment name: --store, else MEND_STORE, else JSONL under MEND_HOME. */
-export async function composeStore(io: MainIo, flag: string | undefined): Promise<SessionStore> {
-  const home = io.env['MEND_HOME'] || join(homedir(), '.mend');
+export async function composeStore(io: MainIo, flag: string | undefined, privateHome?: string): Promise<SessionStore> {
+  const home = privateHome ?? (io.env['MEND_HOME'] || join(homedir(), '.mend'));
   const faultHook = faultHookFromEnv(io.env['MEND_FAULT'], (msg) => io.stderr.write(`mend[fault]: ${msg}\n`));
   const warn = (message: string) => io.stderr.write(`mend: warning: ${message}\n`);
-  return openStore(storeSpec(flag, io.env), io.env, { home, warn, ...(faultHook ? { faultHook } : {}) });
+  return openStore(privateHome !== undefined ? 'jsonl' : storeSpec(flag, io.env), io.env, { home, warn, ...(faultHook ? { faultHook } : {}) });
 }
 
 export async function compose(io: MainIo, options: ComposeOptions, signal?: AbortSignal): Promise<Composition> {
   const now = () => new Date().toISOString();
-  const store = await composeStore(io, options.store);
+  const store = await composeStore(io, options.store, options.privateHome);
   const env = providerEnv(io.env);
   // Read from the environment now, while it still holds the credentials (main removes them).
   const toolSession = toolSessionContext({
@@ -206,7 +209,10 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
     });
   }
 
-  const options = parsed.options;
+  const parsedOptions = parsed.options;
+  // --no-session-persistence: the session lives in a private temporary home, removed when the run ends.
+  const privateHome = parsedOptions.noSessionPersistence ? mkdtempSync(join(tmpdir(), 'mend-ephemeral-')) : undefined;
+  const options = { ...parsedOptions, privateHome };
   return withSignals(controller, async () => {
     let host: HostEnv;
     try {
@@ -214,10 +220,15 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
     } catch (error) {
       return reportEarlyError(io, argv, errorCodeOf(error), errorMessageOf(error));
     }
+    // --debug-file (Claude's SDK passes it for its debug option): the diagnostics go to that file, not stderr.
+    const debugFile = options.debugFile === undefined ? undefined : createWriteStream(resolve(io.cwd, options.debugFile), { flags: 'a' });
+    if (debugFile) debugFile.on('error', () => undefined);
     try {
-      return await runFrontEnd(options, host);
+      return await runFrontEnd(options, debugFile ? { ...host, stderr: debugFile as unknown as HostEnv['stderr'] } : host);
     } finally {
+      debugFile?.end();
       await host.runtime.store.close();
+      if (privateHome !== undefined) rmSync(privateHome, { recursive: true, force: true });
     }
   }, io.stdout);
 

@@ -15,7 +15,7 @@ export interface ProviderEnv {
   MEND_OPENAI_MAX_RETRIES?: string | undefined;
 }
 
-export type ProviderOptions = Pick<RunOptions, 'provider' | 'scriptedResponses' | 'model' | 'baseUrl'>;
+export type ProviderOptions = Pick<RunOptions, 'provider' | 'scriptedResponses' | 'model' | 'baseUrl'> & Partial<Pick<RunOptions, 'fallbackModel'>>;
 
 export function providerName(options: ProviderOptions): 'openai' | 'scripted' {
   return options.provider ?? (options.scriptedResponses !== undefined ? 'scripted' : 'openai');
@@ -53,10 +53,13 @@ async function build(options: ProviderOptions, env: ProviderEnv): Promise<ModelP
   if (!model) throw new MendError('provider_config_missing', 'no model: pass --model or set OPENAI_MODEL');
   const { OpenAIProvider } = await import('../providers/openai-provider.js');
   const retries = env.MEND_OPENAI_MAX_RETRIES === undefined ? undefined : Number(env.MEND_OPENAI_MAX_RETRIES);
-  return new OpenAIProvider({
+  const settings = {
     apiKey: env.OPENAI_API_KEY,
     baseURL: options.baseUrl ?? env.OPENAI_BASE_URL,
-    model,
     maxRetries: retries !== undefined && Number.isInteger(retries) && retries >= 0 ? retries : undefined,
-  });
+  };
+  const primary = new OpenAIProvider({ ...settings, model });
+  if (!options.fallbackModel || options.fallbackModel === model) return primary;
+  const { FallbackProvider } = await import('../providers/fallback-provider.js');
+  return new FallbackProvider(primary, new OpenAIProvider({ ...settings, model: options.fallbackModel }));
 }

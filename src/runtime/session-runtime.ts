@@ -279,6 +279,18 @@ export class SessionRuntime {
     return this.agentBuilder;
   }
 
+  /** A host's system prompt (its initialize): undefined keeps what was there (the built-in one or --system-prompt). */
+  setSystemPrompt(prompt: { replace?: string | undefined; append?: string | undefined }): void {
+    if (prompt.replace !== undefined) this.settings.systemPrompt = prompt.replace;
+    if (prompt.append !== undefined) this.settings.appendSystemPrompt = prompt.append;
+  }
+
+  /** More tools (or shell rules) never to offer or run, from now on (a host's initialize). */
+  excludeTools(rules: readonly string[]): void {
+    const current = this.settings.tools ?? {};
+    this.settings.tools = { ...current, exclude: [...(current.exclude ?? []), ...rules] };
+  }
+
   /** A person confirmed running prompts on a degraded history (--accept-degraded given later, as in the terminal UI). */
   setAcceptDegraded(accept: boolean): void {
     this.settings.acceptDegraded = accept;

@@ -3,6 +3,7 @@
  * a host to ask (the headless CLI) 'ask' is a refusal; a front end that can ask
  * (a stream-json host after `initialize`, an editor, a person) supplies AskHost.
  */
+import { SHELL_TOOL, shellRuleMatches } from '../stream/tool-aliases.js';
 import type { ApprovalDecision, ApprovalGate, ToolPort } from '../engine/agent-session.js';
 import { decideApproval } from '../tools/approval.js';
 import { createToolRegistry } from '../tools/registry.js';
@@ -67,6 +68,12 @@ export function approvalGate(
     const tool = registry.get(call.name);
     // Unknown and disabled tools are answered by the tool port with an error; nothing runs, nobody is asked.
     if (!tool || !toolOffered(call.name, options.tools)) return { allow: true };
+    // Shell rules (`run_shell_command(git status:*)`, from a host's Claude-style lists) judge the command itself.
+    const command = call.name === SHELL_TOOL && typeof call.args['command'] === 'string' ? call.args['command'] : undefined;
+    const deniedBy = command === undefined ? undefined : (options.tools?.exclude ?? []).find((rule) => shellRuleMatches(rule, command));
+    if (deniedBy) return { allow: false, message: `Permission denied: the command matches the disallowed rule ${deniedBy}.` };
+    const allowedByRule = command !== undefined && options.approvalMode !== 'plan' && options.allowedTools.some((rule) => shellRuleMatches(rule, command));
+    if (allowedByRule) return { allow: true };
     const decision = decideApproval(tool, options.approvalMode, options.allowedTools);
     if (decision === 'allow') return { allow: true };
     if (decision === 'deny') {

@@ -21,3 +21,4 @@ export { MendAbortError, MendCliError, MendControlError, MendProcessError, MendS
 export { optionsToArgs, defaultExecutable } from './options-to-args.js';
 export { validationIssues, type InboundMessage } from './validate-message.js';
 export type * from './types.js';
+export { isRecoveryMessage, recoveryMessageOf, continueInterruptedArgs, continueLastTurn as continueLastTurnViaClaudeQuery, type ClaudeQueryLike } from './claude-host.js';

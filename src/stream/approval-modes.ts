@@ -18,7 +18,21 @@ export const APPROVAL_MODE_ALIASES: Readonly<Record<string, ApprovalMode>> = {
   // Claude Code's permission modes.
   acceptEdits: 'auto-edit',
   bypassPermissions: 'yolo',
+  // "Don't ask": what is not pre-approved is denied. mend's default mode with nobody asked does
+  // exactly that; the stream-json front end stops asking the host while this name is in force.
+  dontAsk: 'default',
 };
+
+/**
+ * Host names mend refuses: Claude's `auto` lets a classifier approve calls, and mend has no
+ * classifier (mapping it to yolo would run what the host meant to have judged).
+ */
+export const REFUSED_APPROVAL_MODES: Readonly<Record<string, string>> = {
+  auto: '"auto" (approvals decided by a classifier) is not supported: mend has no classifier; use acceptEdits, bypassPermissions or default with canUseTool',
+};
+
+/** The name under which a host never wants to be asked (Claude's dontAsk). */
+export const NEVER_ASK_MODE = 'dontAsk';
 
 /** The mend mode a host's name stands for, or undefined when the name means nothing here. */
 export function approvalModeFromAlias(name: string): ApprovalMode | undefined {
@@ -34,3 +48,9 @@ export const APPROVAL_MODE_DESCRIPTIONS: Readonly<Record<ApprovalMode, string>> 
   yolo: 'everything runs without asking',
   plan: 'read-only: nothing that changes state runs',
 };
+
+/** Claude Code's name for a mode (its `permissionMode` fields); `name` is the caller's word, kept when it is Claude's. */
+export function claudePermissionMode(mode: ApprovalMode, name?: string): string {
+  if (name === NEVER_ASK_MODE) return NEVER_ASK_MODE;
+  return { default: 'default', 'auto-edit': 'acceptEdits', yolo: 'bypassPermissions', plan: 'plan' }[mode];
+}

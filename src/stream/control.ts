@@ -5,7 +5,7 @@
  * outbound lines with the same ones.
  */
 import { z } from 'zod';
-import { ApprovalModeSchema } from './approval-modes.js';
+import { APPROVAL_MODES, REFUSED_APPROVAL_MODES, approvalModeFromAlias } from './approval-modes.js';
 import { REFUSAL_CODES } from './error-codes.js';
 import { ContentBlockSchema, RecoverySummarySchema } from './messages.js';
 
@@ -22,11 +22,28 @@ export const InputUserMessageSchema = z.looseObject({
 });
 export type InputUserMessage = z.infer<typeof InputUserMessageSchema>;
 
-export const InitializeRequestSchema = z.looseObject({ subtype: z.literal('initialize') });
+/**
+ * `initialize`. Fields Claude's SDK sends that mend honours: `systemPrompt` (a string or the
+ * parts of one; `[""]` means the host set none), `appendSystemPrompt`, `disallowedTools`;
+ * `mcpServers` it reports as not applied. Everything else is accepted and ignored.
+ */
+export const InitializeRequestSchema = z.looseObject({
+  subtype: z.literal('initialize'),
+  // A shape mend does not know is ignored rather than failing the initialize that switches on approvals.
+  systemPrompt: z.union([z.string(), z.array(z.string())]).optional().catch(undefined),
+  appendSystemPrompt: z.string().optional().catch(undefined),
+  disallowedTools: z.array(z.string()).optional(),
+  mcpServers: z.unknown().optional(),
+});
 export const InterruptRequestSchema = z.looseObject({ subtype: z.literal('interrupt') });
 export const SetPermissionModeRequestSchema = z.looseObject({
   subtype: z.literal('set_permission_mode'),
-  mode: ApprovalModeSchema,
+  /** mend's mode or another host's name for it (approval-modes.ts); the answer echoes the caller's word. */
+  mode: z.string().superRefine((name, ctx) => {
+    if (approvalModeFromAlias(name) !== undefined) return;
+    const why = Object.hasOwn(REFUSED_APPROVAL_MODES, name) ? REFUSED_APPROVAL_MODES[name] : `use ${APPROVAL_MODES.join(', ')} or Claude's acceptEdits, bypassPermissions, dontAsk`;
+    ctx.addIssue({ code: 'custom', message: `permission mode ${JSON.stringify(name)} is not one mend has: ${why}` });
+  }),
 });
 export const SetModelRequestSchema = z.looseObject({ subtype: z.literal('set_model'), model: z.string().min(1) });
 export const ContinueLastTurnRequestSchema = z.looseObject({
@@ -95,6 +112,8 @@ export const ControlErrorSchema = z.looseObject({
   error: z.string(),
   /** mend adds a stable code to every error answer. */
   code: z.string().optional(),
+  /** The same code under the name Claude's SDK reads. */
+  error_code: z.string().optional(),
 });
 export const ControlResponseMessageSchema = z.looseObject({
   type: z.literal('control_response'),
@@ -119,6 +138,17 @@ export const InitializeAnswerSchema = z.looseObject({
   capabilities: z.record(z.string(), z.unknown()),
   session_id: z.string(),
   recovery: RecoverySummarySchema.nullable(),
+  /** What Claude's SDK reads (supportedCommands, supportedModels, supportedAgents, accountInfo). */
+  commands: z.array(z.looseObject({ name: z.string(), description: z.string(), argumentHint: z.string() })).optional(),
+  models: z.array(z.looseObject({ value: z.string(), displayName: z.string(), description: z.string() })).optional(),
+  agents: z.array(z.looseObject({ name: z.string(), description: z.string() })).optional(),
+  account: z.looseObject({}).optional(),
+  output_style: z.string().optional(),
+  available_output_styles: z.array(z.string()).optional(),
+  /** Present when the request carried mcpServers: false, mend has no MCP client (Claude's SDK warns). */
+  mcp_servers_applied: z.boolean().optional(),
+  /** Present when the request carried disallowedTools: they are enforced. */
+  disallowed_tools_applied: z.boolean().optional(),
 });
 
 export const InboundLineSchema = z.union([

@@ -32,6 +32,11 @@ export const SystemInitMessageSchema = z.looseObject({
   mend_version: z.string(),
   resumed: z.boolean(),
   capabilities: CapabilitiesSchema,
+  /** Claude Code's fields (docs/compat-claude.md): its name for the mode, where an API key came from, MCP servers, slash commands. */
+  permissionMode: z.string().optional(),
+  apiKeySource: z.string().optional(),
+  mcp_servers: z.array(z.looseObject({ name: z.string(), status: z.string() })).optional(),
+  slash_commands: z.array(z.string()).optional(),
 });
 export type SystemInitMessage = z.infer<typeof SystemInitMessageSchema>;
 
@@ -146,6 +151,18 @@ export const StreamEventMessageSchema = z.looseObject({
 });
 export type StreamEventMessage = z.infer<typeof StreamEventMessageSchema>;
 
+/** Claude Code's per-model usage entry (camelCase on its wire). mend knows tokens, not prices: costUSD is 0. */
+export const ModelUsageSchema = z.looseObject({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cacheReadInputTokens: z.number(),
+  cacheCreationInputTokens: z.number(),
+  webSearchRequests: z.number(),
+  costUSD: z.number(),
+  contextWindow: z.number(),
+  maxOutputTokens: z.number(),
+});
+
 export const ResultSubtypeSchema = z.enum(['success', 'error_during_execution', 'error_max_turns']);
 
 export const ResultMessageSchema = z.looseObject({
@@ -159,6 +176,12 @@ export const ResultMessageSchema = z.looseObject({
   result: z.string().optional(),
   usage: UsageSchema,
   permission_denials: z.array(z.looseObject({ tool_name: z.string(), tool_use_id: z.string() })),
+  /** Claude Code's result fields, for hosts on its SDK: why the last response stopped, the cost (0: unknown), usage per model. */
+  stop_reason: z.string().nullable().optional(),
+  total_cost_usd: z.number().optional(),
+  modelUsage: z.record(z.string(), ModelUsageSchema).optional(),
+  /** Error results: the messages as a list (Claude's SDK reads `errors`), beside mend's `error`. */
+  errors: z.array(z.string()).optional(),
   error: z
     .looseObject({
       code: z.string(),

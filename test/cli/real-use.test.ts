@@ -164,7 +164,7 @@ describe('small ones', () => {
     const sb = makeSandbox('warn');
     const script = writeScript(sb, [{ text: 'ok' }]);
     const big = 'x'.repeat(1024 * 1024 + 10);
-    const r = await mend(sb, ['-p', '-', '-o', 'stream-json', '--scripted-responses', script, '--allowed-tools', 'Bash', '--exclude-tools', 'run_shell_command'], { input: big });
+    const r = await mend(sb, ['-p', '-', '-o', 'stream-json', '--scripted-responses', script, '--allowed-tools', 'WebFetch', '--exclude-tools', 'run_shell_command'], { input: big });
     expect(r.exitCode).toBe(0);
     const t = transcript(r.stdout);
     const warnings = t.messages.filter((m) => m.type === 'system' && (m as { subtype: string }).subtype === 'warning') as Array<{ warning: { code: string } }>;

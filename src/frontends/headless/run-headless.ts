@@ -52,7 +52,7 @@ export async function runHeadless(o: StdioRunOptions, host: HostEnv): Promise<nu
     } else {
       outcome = await runtime.prompt([{ text: run.prompt ?? '' }]);
     }
-    out.result(resultMessage(runtime.sessionId, newId, outcomeFields(outcome)));
+    out.result(resultMessage(runtime.sessionId, newId, outcomeFields(outcome, host.modelName(runtime.settings.model))));
     return exitCodeForOutcome(outcome);
   } catch (error) {
     return fail(errorCodeOf(error), errorMessageOf(error), error);

@@ -23,6 +23,13 @@ export interface StdioRunOptions {
   autoContinue: boolean;
   acceptDegraded: boolean;
   approvalMode: ApprovalMode;
+  /** The mode as the caller named it (Claude's acceptEdits, dontAsk…): answers and `init` use the caller's word. */
+  approvalModeName?: string | undefined;
+  /**
+   * Who answers `can_use_tool`: `stdio` the host declared it (--permission-prompt-tool=stdio),
+   * `after_initialize` mend's protocol (a host that sent initialize), `never` a Claude-dialect host without canUseTool.
+   */
+  permissionPrompts?: 'stdio' | 'after_initialize' | 'never' | undefined;
   allowedTools: string[];
   maxTurns: number;
   model: string | undefined;

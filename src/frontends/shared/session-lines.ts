@@ -9,6 +9,7 @@ import { toolOffered } from '../../runtime/tool-port.js';
 import { realpathSync } from 'node:fs';
 import { toRecoverySummary } from '../../stream/map/recovery-summary.js';
 import type { SystemInitMessage, SystemRecoveryMessage } from '../../stream/messages.js';
+import { claudePermissionMode } from '../../stream/approval-modes.js';
 import type { OutputSink } from './output-sink.js';
 
 export const CAPABILITIES = {
@@ -22,7 +23,8 @@ export const CAPABILITIES = {
 /** What the `init` line names besides the session: the host side of a HostEnv. */
 export type InitHost = Pick<HostEnv, 'modelName' | 'toolNames'> & { runtime: Pick<HostEnv['runtime'], 'newId' | 'cwd' | 'version'> };
 
-export function initMessage(runtime: SessionRuntime, host: InitHost): SystemInitMessage {
+/** `modeName`: the approval mode as the caller named it (Claude's dontAsk survives into `permissionMode`). */
+export function initMessage(runtime: SessionRuntime, host: InitHost, modeName?: string): SystemInitMessage {
   return {
     type: 'system',
     subtype: 'init',
@@ -35,11 +37,16 @@ export function initMessage(runtime: SessionRuntime, host: InitHost): SystemInit
     mend_version: host.runtime.version,
     resumed: runtime.resumed,
     capabilities: { ...CAPABILITIES },
+    // Claude Code's init fields, for hosts on its SDK: its mode name, no Anthropic key, no MCP, no slash commands.
+    permissionMode: claudePermissionMode(runtime.settings.approvalMode, modeName),
+    apiKeySource: 'none',
+    mcp_servers: [],
+    slash_commands: [],
   };
 }
 
-export function printInit(out: OutputSink, runtime: SessionRuntime, host: HostEnv): void {
-  out.emit(initMessage(runtime, host));
+export function printInit(out: OutputSink, runtime: SessionRuntime, host: HostEnv, modeName?: string): void {
+  out.emit(initMessage(runtime, host, modeName));
 }
 
 /** The recovery line of a resumed session (null for a new one). */
@@ -81,8 +88,8 @@ function realPath(path: string): string | undefined {
 }
 
 /** Prints `init` and the recovery line (with its notice in text mode). */
-export function printSessionStart(out: OutputSink, runtime: SessionRuntime, host: HostEnv, decision: Decision, resumedByPath = false): void {
-  printInit(out, runtime, host);
+export function printSessionStart(out: OutputSink, runtime: SessionRuntime, host: HostEnv, decision: Decision, resumedByPath = false, modeName?: string): void {
+  printInit(out, runtime, host, modeName);
   const line = recoveryLine(runtime, decision, host.runtime.newId);
   if (!line) return;
   const mismatch = resumedByPath ? projectMismatch(runtime, host) : undefined;

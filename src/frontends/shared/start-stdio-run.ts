@@ -9,6 +9,7 @@ import type { Decision, RunIntent } from '../../runtime/continuation-policy.js';
 import type { HostEnv } from '../../runtime/host-env.js';
 import { SessionRuntime, type OpenRequest } from '../../runtime/session-runtime.js';
 import { isSessionId } from '../../session/session-paths.js';
+import { isShellRule } from '../../stream/tool-aliases.js';
 import type { OutputSink } from './output-sink.js';
 import type { StdioRunOptions } from './run-options.js';
 import { printSessionStart } from './session-lines.js';
@@ -83,8 +84,8 @@ export async function startStdioRun(o: StdioRunOptions, host: HostEnv, out: Outp
     for (const d of plan.diagnostics) out.debug(`diagnostic ${JSON.stringify(d)}`);
   }
   const decision = runtime.decide(intent);
-  printSessionStart(out, runtime, host, decision, o.resume !== undefined && !isSessionId(o.resume));
-  const unknown = o.allowedTools.filter((name) => !host.toolNames.includes(name));
+  printSessionStart(out, runtime, host, decision, o.resume !== undefined && !isSessionId(o.resume), o.approvalModeName);
+  const unknown = o.allowedTools.filter((name) => !isShellRule(name) && !host.toolNames.includes(name));
   if (unknown.length > 0) {
     out.emit({
       type: 'system',

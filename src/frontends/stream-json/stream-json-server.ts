@@ -34,6 +34,8 @@ import type { StdioRunOptions } from '../shared/run-options.js';
 import { CAPABILITIES } from '../shared/session-lines.js';
 import { startStdioRun } from '../shared/start-stdio-run.js';
 import { HostApprovals } from './host-approvals.js';
+import { applyInitialize, claudeInitializeFields } from './initialize-fields.js';
+import { NEVER_ASK_MODE, approvalModeFromAlias } from '../../stream/approval-modes.js';
 
 /**
  * The parts of a user message. One rule for empty prompts, as for `-p`: text that is
@@ -44,6 +46,8 @@ function userParts(content: string | ReadonlyArray<Record<string, unknown>>): Pa
   const parts: Part[] = [];
   for (const block of blocks) {
     if (block['type'] === 'text' && typeof block['text'] === 'string' && block['text'].trim() !== '') parts.push({ text: block['text'] });
+    const image = block['type'] === 'image' ? imagePart(block['source']) : undefined;
+    if (image) parts.push(image);
   }
   return parts;
 }
@@ -51,9 +55,17 @@ function userParts(content: string | ReadonlyArray<Record<string, unknown>>): Pa
 /** Turns waiting in the queue before mend stops reading stdin. */
 const MAX_QUEUED_TURNS = 32;
 
+/** A base64 `image` block (Claude's shape) as the inline data part the providers send (OpenAI: image_url). */
+function imagePart(source: unknown): Part | undefined {
+  const s = source as { type?: unknown; media_type?: unknown; data?: unknown } | undefined;
+  if (s?.type !== 'base64' || typeof s.media_type !== 'string' || typeof s.data !== 'string' || s.data === '') return undefined;
+  return { inlineData: { mimeType: s.media_type, data: s.data } } as Part;
+}
 
 export class StreamJsonServer {
   private hostInitialized = false;
+  /** The approval mode as the host last named it (Claude's dontAsk means: never ask). */
+  private modeName: string;
   private readonly approvals: HostApprovals;
   private readonly handlers = new Set<Promise<void>>();
   private lastExit: number = ExitCode.success;
@@ -64,8 +76,9 @@ export class StreamJsonServer {
     private readonly out: OutputSink,
     private readonly runtime: SessionRuntime,
   ) {
+    this.modeName = options.approvalModeName ?? options.approvalMode;
     this.approvals = new HostApprovals((m) => out.emit(m), () => this.options.permissionTimeoutMs);
-    runtime.setApprovalHandler(() => (this.hostInitialized ? this.approvals.ask : undefined));
+    runtime.setApprovalHandler(() => (this.hostAnswers() ? this.approvals.ask : undefined));
     // A host that stops reading stdout: the turn waits for the pipe to drain rather than buffer without end.
     runtime.setBackpressure(stdoutBackpressure(host.stdout, host.signal));
     const mapper = new WireEventMapper(runtime.sessionId, host.runtime.newId, options.includePartialMessages);
@@ -73,9 +86,16 @@ export class StreamJsonServer {
       for (const message of mapper.map(event)) out.emit(message);
       if (event.type === 'turn_finished' || event.type === 'turn_failed' || event.type === 'turn_aborted') {
         if (event.outcome.error?.code === 'session_write_failed') this.lastExit = ExitCode.storage;
-        out.result(resultMessage(runtime.sessionId, host.runtime.newId, outcomeFields(event.outcome)));
+        out.result(resultMessage(runtime.sessionId, host.runtime.newId, outcomeFields(event.outcome, host.modelName(runtime.settings.model))));
       }
     });
+  }
+
+  /** Whether the host answers `can_use_tool` now (docs/compat-claude.md, "When mend asks the host"). */
+  private hostAnswers(): boolean {
+    if (this.modeName === NEVER_ASK_MODE) return false;
+    const prompts = this.options.permissionPrompts ?? 'after_initialize';
+    return prompts === 'stdio' || (prompts === 'after_initialize' && this.hostInitialized);
   }
 
   async serve(): Promise<number> {
@@ -193,7 +213,7 @@ export class StreamJsonServer {
       type: 'control_response',
       response: answer.ok
         ? { subtype: 'success', request_id: requestId, response: answer.response }
-        : { subtype: 'error', request_id: requestId, error: answer.error, code: answer.code },
+        : { subtype: 'error', request_id: requestId, error: answer.error, code: answer.code, error_code: answer.code },
     });
   }
 
@@ -218,16 +238,27 @@ export class StreamJsonServer {
     switch (request.subtype) {
       case 'initialize':
         this.hostInitialized = true;
-        return { capabilities: { ...CAPABILITIES }, session_id: this.runtime.sessionId, recovery: this.runtime.resumed ? await this.currentSummary() : null };
+        applyInitialize(this.runtime, request);
+        return {
+          capabilities: { ...CAPABILITIES },
+          session_id: this.runtime.sessionId,
+          recovery: this.runtime.resumed ? await this.currentSummary() : null,
+          ...claudeInitializeFields(this.host.modelName(this.runtime.settings.model), request),
+        };
       case 'interrupt':
         return { interrupted: this.runtime.interrupt() };
       case 'set_permission_mode': {
+        // The schema admitted only names the alias table knows (and explained the others).
+        const mode = approvalModeFromAlias(request.mode);
+        if (!mode) throw new MendError('invalid_request', `permission mode ${JSON.stringify(request.mode)} is not one mend has`);
         // Before initialize any stdin writer could loosen the mode the user started mend in:
         // only a stricter mode is accepted then.
-        if (!this.hostInitialized && APPROVAL_MODE_STRICTNESS[request.mode] < APPROVAL_MODE_STRICTNESS[this.runtime.settings.approvalMode]) {
-          throw new MendError('invalid_request', `set_permission_mode before initialize may only make the mode stricter (${this.runtime.settings.approvalMode} -> ${request.mode} refused); send initialize first`);
+        if (!this.hostInitialized && APPROVAL_MODE_STRICTNESS[mode] < APPROVAL_MODE_STRICTNESS[this.runtime.settings.approvalMode]) {
+          throw new MendError('invalid_request', `set_permission_mode before initialize may only make the mode stricter (${this.runtime.settings.approvalMode} -> ${mode} refused); send initialize first`);
         }
-        await this.runtime.setApprovalMode(request.mode, 'host');
+        await this.runtime.setApprovalMode(mode, 'host');
+        this.modeName = request.mode;
+        // The caller's own word back: Claude's SDK accepts only its names in the answer.
         return { mode: request.mode };
       }
       case 'set_model':

@@ -10,7 +10,8 @@ import type { AssistantMessage, ContentBlock, OutputMessage, UserMessage } from 
 import type { ResultFields } from '../result-lines.js';
 import { PartialEventMapper, isStreamPart } from './partial-events.js';
 
-export { errorFields, resultMessage, successFields, type ResultFields, type ErrorExtras } from '../result-lines.js';
+export { errorFields, modelUsageFor, resultMessage, successFields, type ResultFields, type ErrorExtras } from '../result-lines.js';
+import { modelUsageFor } from '../result-lines.js';
 
 /**
  * A tool call's input on the wire is cut past this many bytes (with a marker), like tool
@@ -95,7 +96,8 @@ export function toolResultMessage(uuid: string, sessionId: string, results: read
   };
 }
 
-export function outcomeFields(outcome: TurnOutcome): ResultFields {
+/** `model`: the model the turn used, for Claude's `modelUsage` (absent: an empty map). */
+export function outcomeFields(outcome: TurnOutcome, model?: string | null): ResultFields {
   const fields: ResultFields = {
     subtype: outcome.status === 'success' ? 'success' : outcome.status === 'max_turns' ? 'error_max_turns' : 'error_during_execution',
     is_error: outcome.status !== 'success',
@@ -105,6 +107,7 @@ export function outcomeFields(outcome: TurnOutcome): ResultFields {
     usage: { input_tokens: outcome.usage.inputTokens, output_tokens: outcome.usage.outputTokens },
     permission_denials: outcome.permissionDenials.map((d) => ({ tool_name: d.toolName, tool_use_id: d.toolUseId, tool_input: d.toolInput })),
   };
+  fields.modelUsage = modelUsageFor(model, fields.usage);
   if (outcome.status === 'success') fields.result = outcome.text ?? '';
   if (outcome.error && outcome.status !== 'success') fields.error = { ...outcome.error };
   return fields;
