@@ -4,18 +4,18 @@
  * diagnostics; only I/O failures throw.
  *
  * Newlines are found on raw bytes, so a 100 MB log is never held as one
- * string: each chunk is cut after its last '\n' and only that block of
- * complete lines is decoded (once per block; per-line decoding measured ~20%
- * slower). '\n' (0x0a) cannot occur inside a multi-byte UTF-8 sequence, so the
- * cut never splits a character. Only parsed records are kept.
+ * string: the file is read in 64 KiB blocks into one reused buffer, each cut
+ * after its last '\n', and only that run of complete lines is decoded (once per
+ * block; per-line decoding measured ~20% slower; see line-blocks.ts). Only parsed
+ * records are kept.
  *
  * Torn tail: the file does not end with '\n' and its last line does not parse.
  * A last line that parses is a complete record that merely lacks its newline.
  * A whitespace-only last line is blank, like any other.
  */
-import { createReadStream } from 'node:fs';
 import { MendError } from '../errors.js';
 import type { LoadDiagnostic, ReadRecord } from './conversation.js';
+import { DEFAULT_BLOCK_SIZE, readLineBlocks, type LineBlocksEnd } from './line-blocks.js';
 import { mergePieces } from './record-merge.js';
 import { MAX_RECORD_DEPTH } from './nesting-depth.js';
 import { isCertainlyValidRecord, validateChatRecord } from './record-validation.js';
@@ -44,7 +44,6 @@ export interface ReadOptions {
 
 const NEWLINE = 0x0a;
 const CR = 0x0d;
-const DEFAULT_CHUNK = 1 << 20;
 
 /** One valid record line, before the session is chosen and fragments are merged; becomes its ReadRecord. */
 type RecordLine = ReadRecord;
@@ -328,15 +327,9 @@ function lineText(text: string, line: number): string {
 
 export async function readSessionLog(path: string, options: ReadOptions = {}): Promise<ReadResult> {
   const acc = new LogAccumulator();
-  /** Bytes after the last '\n' seen so far: the start of a line still being read. */
-  let pending: Buffer[] = [];
-  let bytes = 0;
   let line = 0;
-  let lastByte = -1;
 
-  // One decode per block of complete lines instead of one per line: a block
-  // always ends at a '\n', so no character is cut, and a line longer than a
-  // chunk is joined from its pieces only once complete.
+  // One decode per block of complete lines instead of one per line (see line-blocks.ts).
   const handleBlock = (block: string): void => {
     let start = 0;
     let nl = block.indexOf('\n', start);
@@ -349,38 +342,20 @@ export async function readSessionLog(path: string, options: ReadOptions = {}): P
     }
   };
 
+  let end: LineBlocksEnd;
   try {
-    const stream = createReadStream(path, { highWaterMark: options.chunkSize ?? DEFAULT_CHUNK });
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      if (chunk.length === 0) continue;
-      bytes += chunk.length;
-      lastByte = chunk[chunk.length - 1]!;
-      const lastNewline = chunk.lastIndexOf(NEWLINE);
-      if (lastNewline === -1) {
-        pending.push(chunk);
-        continue;
-      }
-      const complete = chunk.subarray(0, lastNewline + 1);
-      if (pending.length > 0) {
-        pending.push(complete);
-        handleBlock(Buffer.concat(pending).toString('utf8'));
-      } else {
-        handleBlock(complete.toString('utf8'));
-      }
-      pending = lastNewline + 1 < chunk.length ? [chunk.subarray(lastNewline + 1)] : [];
-    }
+    end = await readLineBlocks(path, handleBlock, options.chunkSize ?? DEFAULT_BLOCK_SIZE);
   } catch (error) {
     throw toReadError(path, error);
   }
 
   // The bytes after the last '\n': a complete record that only lacks its newline,
   // or the torn remains of a write cut short by a crash.
-  if (pending.length > 0) {
-    const tail = Buffer.concat(pending);
+  if (end.tail !== null) {
     line++;
-    const text = lineText(tail.toString('utf8'), line);
+    const text = lineText(end.tail.toString('utf8'), line);
     if (!isBlank(text) && !acc.addLine(text, line)) {
-      acc.diagnostics.push({ code: 'torn_tail', line, bytes: tail.length });
+      acc.diagnostics.push({ code: 'torn_tail', line, bytes: end.tail.length });
     }
   }
 
@@ -389,8 +364,8 @@ export async function readSessionLog(path: string, options: ReadOptions = {}): P
     records,
     diagnostics,
     sessionId,
-    bytes,
-    endsWithNewline: lastByte === NEWLINE,
+    bytes: end.bytes,
+    endsWithNewline: end.lastByte === NEWLINE,
     lines: line,
   };
 }

@@ -6,7 +6,7 @@
  *  (a) truncated at byte offsets: every offset within 3 bytes of a line end, and
  *      every 4th offset elsewhere (about 19k of the corpus' 73k offsets; set
  *      MEND_PROPERTY_EXHAUSTIVE=1 for all of them). The reader runs unchanged, but
- *      fs.createReadStream is served from memory for those reads (tens of thousands
+ *      the reader's file handle (fs/promises open) is served from memory for those reads (tens of thousands
  *      of temp files would take minutes); a sampled property checks that a real
  *      temp file gives the same LoadedSession as the in-memory bytes;
  *  (b) one random line replaced by garbage (random bytes, invalid UTF-8, JSON bits);
@@ -39,19 +39,24 @@ import { conversationOf } from '../support/history.js';
 /** Paths whose reads are served from memory (the truncation test only). */
 const memFiles = vi.hoisted(() => new Map<string, Buffer>());
 
-vi.mock('node:fs', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('node:fs')>();
-  const createReadStream = ((path: unknown, options?: { highWaterMark?: number }) => {
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs/promises')>();
+  // The reader's file handle (src/session/line-blocks.ts), served from memory for these paths.
+  const open = (async (path: unknown, flags?: unknown) => {
     const bytes = typeof path === 'string' ? memFiles.get(path) : undefined;
-    if (bytes === undefined) return actual.createReadStream(path as string, options as never);
-    const size = options?.highWaterMark ?? 64 * 1024;
+    if (bytes === undefined) return actual.open(path as string, flags as never);
+    let position = 0;
     return {
-      async *[Symbol.asyncIterator]() {
-        for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
+      async read(buffer: Buffer, offset: number, length: number) {
+        const n = Math.min(length, bytes.length - position);
+        bytes.copy(buffer, offset, position, position + n);
+        position += n;
+        return { bytesRead: n, buffer };
       },
+      async close() {},
     };
-  }) as unknown as typeof actual.createReadStream;
-  return { ...actual, createReadStream, default: { ...actual, createReadStream } };
+  }) as unknown as typeof actual.open;
+  return { ...actual, open, default: { ...actual, open } };
 });
 
 const corpus = listCorpus().map((c) => {

@@ -1,0 +1,64 @@
+/**
+ * Reads a file in fixed blocks (64 KiB by default) into one reused buffer and hands
+ * over each run of complete lines as one decoded string. The bytes after a block's
+ * last '\n' (the start of a line still being read) move to the front of the same
+ * buffer, so there is no Buffer.concat per line or per chunk, and the buffer grows
+ * only for a line longer than what it holds. 64 KiB reads measured 10-28% faster
+ * than 1 MiB chunks on logs of small records (issue 11): the decoded block stays in
+ * the cache that JSON.parse then walks, and a smaller young generation is scanned.
+ *
+ * '\n' (0x0a) never occurs inside a multi-byte UTF-8 sequence, so cutting after it
+ * never splits a character; bytes cut by a read stay bytes until their line is whole.
+ */
+import { open } from 'node:fs/promises';
+
+export const DEFAULT_BLOCK_SIZE = 1 << 16;
+
+export interface LineBlocksEnd {
+  /** Bytes read. */
+  bytes: number;
+  /** The file's last byte, or -1 for an empty file. */
+  lastByte: number;
+  /** The bytes after the last '\n' (a last line without its newline), or null. */
+  tail: Buffer | null;
+}
+
+/**
+ * Calls `onBlock` with every run of complete lines, '\n' included, in file order.
+ * I/O errors are thrown as they come (the caller maps them to its own errors).
+ */
+export async function readLineBlocks(path: string, onBlock: (text: string) => void, blockSize = DEFAULT_BLOCK_SIZE): Promise<LineBlocksEnd> {
+  const handle = await open(path, 'r');
+  try {
+    let buffer = Buffer.allocUnsafe(Math.max(2 * blockSize, 1 << 10));
+    /** Bytes at the front of `buffer` that belong to an unfinished line. */
+    let held = 0;
+    let bytes = 0;
+    let lastByte = -1;
+    for (;;) {
+      if (buffer.length - held < blockSize) {
+        // A line longer than the free room: double, keeping the held bytes.
+        const bigger = Buffer.allocUnsafe(Math.max(buffer.length * 2, held + blockSize));
+        buffer.copy(bigger, 0, 0, held);
+        buffer = bigger;
+      }
+      const { bytesRead } = await handle.read(buffer, held, blockSize, null);
+      if (bytesRead === 0) break;
+      bytes += bytesRead;
+      const end = held + bytesRead;
+      lastByte = buffer[end - 1]!;
+      // Only the new bytes can hold the block's last '\n' (the held ones have none).
+      const last = buffer.lastIndexOf(0x0a, end - 1);
+      if (last < held) {
+        held = end;
+        continue;
+      }
+      onBlock(buffer.toString('utf8', 0, last + 1));
+      buffer.copy(buffer, 0, last + 1, end);
+      held = end - last - 1;
+    }
+    return { bytes, lastByte, tail: held > 0 ? Buffer.from(buffer.subarray(0, held)) : null };
+  } finally {
+    await handle.close();
+  }
+}
