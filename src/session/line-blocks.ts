@@ -24,10 +24,12 @@ export interface LineBlocksEnd {
 }
 
 /**
- * Calls `onBlock` with every run of complete lines, '\n' included, in file order.
+ * Calls `onBlock` with every run of complete lines, '\n' included, in file order, and
+ * the byte offset in the file where that run starts, and its raw bytes (a view of the
+ * reused buffer: valid only during the call).
  * I/O errors are thrown as they come (the caller maps them to its own errors).
  */
-export async function readLineBlocks(path: string, onBlock: (text: string) => void, blockSize = DEFAULT_BLOCK_SIZE): Promise<LineBlocksEnd> {
+export async function readLineBlocks(path: string, onBlock: (text: string, offset: number, bytes: Buffer) => void, blockSize = DEFAULT_BLOCK_SIZE): Promise<LineBlocksEnd> {
   const handle = await open(path, 'r');
   try {
     let buffer = Buffer.allocUnsafe(Math.max(2 * blockSize, 1 << 10));
@@ -53,7 +55,7 @@ export async function readLineBlocks(path: string, onBlock: (text: string) => vo
         held = end;
         continue;
       }
-      onBlock(buffer.toString('utf8', 0, last + 1));
+      onBlock(buffer.toString('utf8', 0, last + 1), bytes - end, buffer.subarray(0, last + 1));
       buffer.copy(buffer, 0, last + 1, end);
       held = end - last - 1;
     }

@@ -63,57 +63,26 @@ interface Group {
   seen: Map<number, number[]>;
 }
 
-/**
- * Accumulates valid record lines and the diagnostics of damaged ones. The session
- * and the fragments are sorted out at the end (finish), once every line is known:
- * the session is the file name's id or the majority's, which the first line cannot tell.
- */
-class LogAccumulator {
-  private readonly lines: RecordLine[] = [];
-  readonly diagnostics: LoadDiagnostic[] = [];
+/** Records per session id, to choose the session once every line is known. */
+export class SessionTally {
   /** Records per session id, in first-seen order (Map keeps insertion order). */
-  private readonly sessionCounts = new Map<string, number>();
+  private readonly counts = new Map<string, number>();
   private runId: string | null = null;
   private runLength = 0;
 
-  private flushRun(): void {
-    if (this.runId !== null) this.sessionCounts.set(this.runId, (this.sessionCounts.get(this.runId) ?? 0) + this.runLength);
-    this.runLength = 0;
-  }
-
-  /** Handles one complete line; returns false when it did not parse as JSON. */
-  addLine(text: string, line: number): boolean {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return false;
-    }
-    if (text.length >= MIN_TOO_DEEP_LENGTH && nestedDeeperThan(value, MAX_RECORD_DEPTH)) {
-      this.diagnostics.push({ code: 'invalid_record', line, reason: `nested deeper than ${MAX_RECORD_DEPTH} levels` });
-      return true;
-    }
-    // validateChatRecord runs the same fast check first; calling it directly spares
-    // a result object per record on the common path.
-    let record: ChatRecord;
-    if (isCertainlyValidRecord(value)) {
-      record = value;
-    } else {
-      const check = validateChatRecord(value);
-      if (!check.ok) {
-        this.diagnostics.push({ code: 'invalid_record', line, reason: check.reason });
-        return true;
-      }
-      record = check.record;
-    }
-    // Runs of one id are counted locally: a Map lookup per line hashed every fresh id string.
-    if (record.sessionId !== this.runId) {
+  /** Runs of one id are counted locally: a Map lookup per line hashed every fresh id string. */
+  add(sessionId: string): void {
+    if (sessionId !== this.runId) {
       this.flushRun();
-      this.runId = record.sessionId;
+      this.runId = sessionId;
     }
     this.runLength++;
-    this.lines.push({ line, record });
-    return true;
+  }
+
+  private flushRun(): void {
+    if (this.runId !== null) this.counts.set(this.runId, (this.counts.get(this.runId) ?? 0) + this.runLength);
+    this.runId = null;
+    this.runLength = 0;
   }
 
   /**
@@ -122,11 +91,12 @@ class LogAccumulator {
    * id most records carry (the first seen on a tie), so one foreign line cannot
    * hide a session.
    */
-  private chooseSession(fileSessionId: string | undefined): string | null {
-    if (fileSessionId !== undefined && this.sessionCounts.has(fileSessionId)) return fileSessionId;
+  choose(fileSessionId: string | undefined): string | null {
+    this.flushRun();
+    if (fileSessionId !== undefined && this.counts.has(fileSessionId)) return fileSessionId;
     let best: string | null = null;
     let bestCount = 0;
-    for (const [id, count] of this.sessionCounts) {
+    for (const [id, count] of this.counts) {
       if (count > bestCount) {
         best = id;
         bestCount = count;
@@ -134,11 +104,31 @@ class LogAccumulator {
     }
     return best;
   }
+}
+
+/**
+ * Accumulates valid record lines and the diagnostics of damaged ones. The session
+ * and the fragments are sorted out at the end (finish), once every line is known:
+ * the session is the file name's id or the majority's, which the first line cannot tell.
+ */
+export class LogAccumulator {
+  private readonly lines: RecordLine[] = [];
+  readonly diagnostics: LoadDiagnostic[] = [];
+  private readonly tally = new SessionTally();
+
+  /** Handles one complete line; returns false when it did not parse as JSON. */
+  addLine(text: string, line: number): boolean {
+    const record = checkLine(text, line, this.diagnostics);
+    if (record === MALFORMED) return false;
+    if (record !== INVALID) {
+      this.tally.add(record.sessionId);
+      this.lines.push({ line, record });
+    }
+    return true;
+  }
 
   finish(fileSessionId: string | undefined): { records: ReadRecord[]; diagnostics: LoadDiagnostic[]; sessionId: string | null } {
-    this.flushRun();
-    this.runId = null;
-    const sessionId = this.chooseSession(fileSessionId);
+    const sessionId = this.tally.choose(fileSessionId);
     const diagnostics = this.diagnostics;
     // Until the end, records[i].record is the first piece of its uuid (what later pieces
     // are compared with); uuids with more pieces are merged after the loop.
@@ -198,6 +188,36 @@ class LogAccumulator {
     diagnostics.sort((a, b) => lineOf(a) - lineOf(b));
     return { records, diagnostics, sessionId };
   }
+}
+
+export const MALFORMED = 0;
+export const INVALID = 1;
+
+/**
+ * The checks every line gets, in one place for the full read and the index pass: JSON
+ * (MALFORMED when it does not parse), nesting depth and the record schema (INVALID,
+ * with its diagnostic pushed); else the record.
+ */
+export function checkLine(text: string, line: number, diagnostics: LoadDiagnostic[]): ChatRecord | typeof MALFORMED | typeof INVALID {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return MALFORMED;
+  }
+  if (text.length >= MIN_TOO_DEEP_LENGTH && nestedDeeperThan(value, MAX_RECORD_DEPTH)) {
+    diagnostics.push({ code: 'invalid_record', line, reason: `nested deeper than ${MAX_RECORD_DEPTH} levels` });
+    return INVALID;
+  }
+  // validateChatRecord runs the same fast check first; calling it directly spares
+  // a result object per record on the common path.
+  if (isCertainlyValidRecord(value)) return value;
+  const check = validateChatRecord(value);
+  if (!check.ok) {
+    diagnostics.push({ code: 'invalid_record', line, reason: check.reason });
+    return INVALID;
+  }
+  return check.record;
 }
 
 function lineOf(d: LoadDiagnostic): number {
@@ -311,7 +331,7 @@ function hashString(s: string): number {
   return h ^ (h >>> 16);
 }
 
-function isBlank(text: string): boolean {
+export function isBlank(text: string): boolean {
   if (text.length === 0) return true;
   const c = text.charCodeAt(0);
   // Only lines starting with whitespace can be blank; avoid trim() on every line.
@@ -319,7 +339,7 @@ function isBlank(text: string): boolean {
 }
 
 /** Without a trailing '\r' (CRLF logs) and, on line 1, without a UTF-8 BOM. */
-function lineText(text: string, line: number): string {
+export function lineText(text: string, line: number): string {
   if (text.charCodeAt(text.length - 1) === CR) text = text.slice(0, -1);
   if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   return text;
@@ -370,7 +390,7 @@ export async function readSessionLog(path: string, options: ReadOptions = {}): P
   };
 }
 
-function toReadError(path: string, error: unknown): MendError {
+export function toReadError(path: string, error: unknown): MendError {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'ENOENT') {
     return new MendError('session_not_found', `Session log not found: ${path}`, { path }, { cause: error });
