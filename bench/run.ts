@@ -36,6 +36,7 @@ const childJs = join(here, 'child.js');
 const traceRegister = join(here, 'trace-register.js');
 const mendBin = join(root, 'bin', 'mend.js');
 const floorProcessJs = join(here, 'floor-process.js');
+const indexProcessJs = join(here, 'index-process.js');
 const MB = 2 ** 20;
 
 // ---- options ------------------------------------------------------------------------------
@@ -481,6 +482,8 @@ interface QwenFigures {
   session: QwenSession;
   floor: SpawnTiming[];
   mend: SpawnTiming[];
+  /** The index pass alone (readSessionIndex) in a whole process. */
+  index: SpawnTiming[];
   qwenCode: SpawnTiming[];
   smallHeap?: { ok: boolean; ms: number; maxRssKb: number; error?: string };
 }
@@ -502,7 +505,7 @@ function timeCommand(bin: string, args: string[], opts: { cwd: string; env: Node
 }
 
 async function measureQwen(session: QwenSession, reps: number, env: { home: string; project: string }, smallHeap: boolean): Promise<QwenFigures> {
-  const figures: QwenFigures = { session, floor: [], mend: [], qwenCode: [] };
+  const figures: QwenFigures = { session, floor: [], mend: [], index: [], qwenCode: [] };
   const isRecovery = (l: Record<string, unknown>): boolean => l['type'] === 'system' && l['subtype'] === 'recovery';
   const mendEnv = { ...process.env, MEND_HOME: env.home };
   const qwen = findQwenCode();
@@ -510,6 +513,7 @@ async function measureQwen(session: QwenSession, reps: number, env: { home: stri
     const steps: Array<() => Promise<void>> = [
       async () => void figures.floor.push(await timeSpawn([floorProcessJs, session.path], { match: (l) => 'lines' in l })),
       async () => void figures.mend.push(await timeSpawn([mendBin, '--resume', session.path, '-o', 'stream-json'], { cwd: env.project, env: mendEnv, match: isRecovery })),
+      async () => void figures.index.push(await timeSpawn([indexProcessJs, session.path], { match: (l) => 'entries' in l })),
     ];
     if (qwen) {
       const q = qwenCodeTiming(env.home, env.project, session.path, session.sessionId);
@@ -546,6 +550,14 @@ function reportQwen(small: QwenFigures, large: QwenFigures | null): void {
       wall: pairedRatio(col(f.mend, 'ms'), col(f.floor, 'ms')),
       cpu: null,
       target: f === small && f.qwenCode.length === 0 ? TARGET.qwenRecovery : undefined,
+    });
+    addRow({
+      section: 'qwen-format',
+      name: `${label}: index pass alone (readSessionIndex), whole process`,
+      value: `${ms(med(f.index, 'ms'))}, ${mb(med(f.index, 'maxRssKb'))} (${fmt(med(f.index, 'maxRssKb') / fileKb)}x the file)`,
+      baseline: `floor process ${ms(med(f.floor, 'ms'))}`,
+      wall: pairedRatio(col(f.index, 'ms'), col(f.floor, 'ms')),
+      cpu: null,
     });
     if (f.qwenCode.length > 0) {
       addRow({

@@ -17,13 +17,37 @@ import { DEFAULT_BLOCK_SIZE, readLineBlocks, type LineBlocksEnd } from './line-b
 import { INVALID, LogAccumulator, MALFORMED, SessionTally, checkLine, isBlank, lineText, toReadError, type ReadOptions } from './log-reader.js';
 import { indexEntryOf, type RecordIndex, type RecordIndexEntry } from './record-index.js';
 
-/** One valid record line: its index entry, its session and its bytes in the file. */
-interface IndexedLine {
-  entry: RecordIndexEntry;
-  sessionId: string;
-  /** Byte range of the line, without its '\n'. */
-  start: number;
-  end: number;
+/**
+ * The valid record lines, as parallel columns rather than an object per line: at 100k
+ * records every object and repeated string costs megabytes the index pass exists to save.
+ */
+class IndexedLines {
+  readonly entries: RecordIndexEntry[] = [];
+  readonly sessionIds: string[] = [];
+  /** Byte range of each line, without its '\n'. */
+  starts: Float64Array<ArrayBuffer> = new Float64Array(1024);
+  ends: Float64Array<ArrayBuffer> = new Float64Array(1024);
+
+  push(entry: RecordIndexEntry, sessionId: string, start: number, end: number): void {
+    const i = this.entries.length;
+    if (i === this.starts.length) {
+      const grow = (a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> => {
+        const b = new Float64Array(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.starts = grow(this.starts);
+      this.ends = grow(this.ends);
+    }
+    const previous = this.entries[i - 1];
+    // JSON.parse makes a fresh string of every value: the session id of the previous line
+    // and its uuid (usually this record's parent) are kept once, not once per record.
+    this.sessionIds.push(i > 0 && this.sessionIds[i - 1] === sessionId ? this.sessionIds[i - 1]! : sessionId);
+    if (previous !== undefined && entry.parentUuid === previous.uuid) entry.parentUuid = previous.uuid;
+    this.entries.push(entry);
+    this.starts[i] = start;
+    this.ends[i] = end;
+  }
 }
 
 export interface SessionIndex extends RecordIndex {
@@ -35,7 +59,7 @@ export interface SessionIndex extends RecordIndex {
 export async function readSessionIndex(path: string, options: ReadOptions = {}): Promise<SessionIndex> {
   const diagnostics: LoadDiagnostic[] = [];
   const tally = new SessionTally();
-  const kept: IndexedLine[] = [];
+  const kept = new IndexedLines();
   let line = 0;
 
   const handle = (raw: string, start: number, byteLength: number): boolean => {
@@ -46,7 +70,7 @@ export async function readSessionIndex(path: string, options: ReadOptions = {}):
     if (record === MALFORMED) return false;
     if (record === INVALID) return true;
     tally.add(record.sessionId);
-    kept.push({ entry: indexEntryOf(line, record), sessionId: record.sessionId, start, end: start + byteLength });
+    kept.push(indexEntryOf(line, record), record.sessionId, start, start + byteLength);
     return true;
   };
 
@@ -77,19 +101,24 @@ export async function readSessionIndex(path: string, options: ReadOptions = {}):
 
   const sessionId = tally.choose(options.fileSessionId);
   const entries: RecordIndexEntry[] = [];
+  const n = kept.entries.length;
   // Which uuids of the session have more than one line: only those need their pieces again.
   const pieces = new Map<string, number>();
-  for (const k of kept) if (k.sessionId === sessionId) pieces.set(k.entry.uuid, (pieces.get(k.entry.uuid) ?? 0) + 1);
-  const fragmented = kept.filter((k) => k.sessionId === sessionId && pieces.get(k.entry.uuid)! > 1);
+  for (let i = 0; i < n; i++) if (kept.sessionIds[i] === sessionId) pieces.set(kept.entries[i]!.uuid, (pieces.get(kept.entries[i]!.uuid) ?? 0) + 1);
+  const fragmented: Array<{ position: number; start: number; end: number }> = [];
+  for (let i = 0; i < n; i++) {
+    if (kept.sessionIds[i] === sessionId && pieces.get(kept.entries[i]!.uuid)! > 1) fragmented.push({ position: kept.entries[i]!.position, start: kept.starts[i]!, end: kept.ends[i]! });
+  }
   const merged = fragmented.length > 0 ? await mergeFragments(path, fragmented, sessionId!) : null;
-  for (const k of kept) {
-    if (k.sessionId !== sessionId) {
-      diagnostics.push({ code: 'mixed_session_id', line: k.entry.position, sessionId: k.sessionId });
+  for (let i = 0; i < n; i++) {
+    const entry = kept.entries[i]!;
+    if (kept.sessionIds[i] !== sessionId) {
+      diagnostics.push({ code: 'mixed_session_id', line: entry.position, sessionId: kept.sessionIds[i]! });
       continue;
     }
-    if (pieces.get(k.entry.uuid)! === 1) entries.push(k.entry);
+    if (pieces.get(entry.uuid)! === 1) entries.push(entry);
     else {
-      const m = merged!.get(k.entry.position);
+      const m = merged!.get(entry.position);
       if (m !== undefined) entries.push(m);
     }
   }
@@ -104,7 +133,7 @@ function lineOf(d: LoadDiagnostic): number {
 }
 
 /** The lines of fragmented uuids, read again and merged by the full reader: entries by first line, and their diagnostics. */
-async function mergeFragments(path: string, lines: IndexedLine[], sessionId: string): Promise<Map<number, RecordIndexEntry> & { diagnostics: LoadDiagnostic[] }> {
+async function mergeFragments(path: string, lines: Array<{ position: number; start: number; end: number }>, sessionId: string): Promise<Map<number, RecordIndexEntry> & { diagnostics: LoadDiagnostic[] }> {
   const acc = new LogAccumulator();
   const file = await open(path, 'r').catch((error: unknown) => {
     throw toReadError(path, error);
@@ -113,7 +142,7 @@ async function mergeFragments(path: string, lines: IndexedLine[], sessionId: str
     for (const k of lines) {
       const bytes = Buffer.allocUnsafe(k.end - k.start);
       await file.read(bytes, 0, bytes.length, k.start);
-      acc.addLine(lineText(bytes.toString('utf8'), k.entry.position), k.entry.position);
+      acc.addLine(lineText(bytes.toString('utf8'), k.position), k.position);
     }
   } finally {
     await file.close();
