@@ -5,9 +5,10 @@
  * the ESM modules. The bundle serves the headless, stream-json and command paths,
  * where start-up counts; the interactive and protocol front ends (a terminal UI on a
  * TTY, --acp, serve) import ESM-only packages a CommonJS bundle cannot require, so
- * they run from the ESM modules. MEND_NO_BUNDLE=1 forces the ESM modules.
+ * they run from the ESM modules. MEND_NO_BUNDLE=1 forces the ESM modules, and so does
+ * a bundle older than dist/src (tsc without `npm run build`).
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +22,11 @@ async function bundledMain() {
   const filename = fileURLToPath(new URL('../dist/cli/mend.cjs', import.meta.url));
   let code;
   try {
+    // A bundle older than the compiled modules is stale (tsc ran without the bundle step,
+    // and tsc rewrites every output): the modules are then the truth.
+    const bundled = statSync(filename).mtimeMs;
+    const compiled = statSync(fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url)), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    if (compiled > bundled) return null;
     code = readFileSync(filename, 'utf8');
   } catch {
     return null;
