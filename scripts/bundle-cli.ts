@@ -34,6 +34,22 @@ await build({
   banner: { js: 'var __mendBundleUrl = require("node:url").pathToFileURL(__filename).href;\nvar __mendImport = globalThis[Symbol.for("mend.import")];' },
   legalComments: 'none',
   logLevel: 'warning',
+  plugins: [
+    {
+      // bin/mend.js runs the terminal UI, --acp and serve from the ESM modules (their
+      // packages are ESM-only), so their code is left out of the bundle: less to load.
+      name: 'esm-only-front-ends',
+      setup(b) {
+        b.onResolve({ filter: /^\.\.\/frontends\/(tui\/run-tui|acp\/run-acp|daemon\/serve)\.js$/ }, (args) =>
+          args.importer.endsWith(join('cli', 'main.js')) ? { path: args.path, namespace: 'esm-only' } : undefined,
+        );
+        b.onLoad({ filter: /.*/, namespace: 'esm-only' }, (args) => ({
+          contents: `throw new Error(${JSON.stringify(`${args.path} runs from the ESM modules (bin/mend.js), not the bundle`)});`,
+          loader: 'js',
+        }));
+      },
+    },
+  ],
 });
 // Dynamic import() of the ESM-only externals goes through bin/mend.js's own import():
 // on Node 20 a function restored from a V8 code cache made in another process loses
