@@ -16,7 +16,8 @@ import vm from 'node:vm';
 
 const argv = process.argv.slice(2);
 const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
-const useBundle = process.env.MEND_NO_BUNDLE !== '1' && !interactive && !argv.includes('--acp') && argv[0] !== 'serve';
+// Any 'serve' word (a command after global options, or just a prompt's text) takes the ESM path: always correct, at worst slower.
+const useBundle = process.env.MEND_NO_BUNDLE !== '1' && !interactive && !argv.some((a) => a === '--acp' || a.startsWith('--acp=')) && !argv.includes('serve');
 
 async function bundledMain() {
   const filename = fileURLToPath(new URL('../dist/cli/mend.cjs', import.meta.url));
