@@ -12,10 +12,12 @@ import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isatty } from 'node:tty';
 import vm from 'node:vm';
 
 const argv = process.argv.slice(2);
-const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
+// isatty rather than process.stdin.isTTY: asking the fds creates no stdin stream.
+const interactive = isatty(0) && isatty(1);
 // Any 'serve' word (a command after global options, or just a prompt's text) takes the ESM path: always correct, at worst slower.
 const useBundle = process.env.MEND_NO_BUNDLE !== '1' && !interactive && !argv.some((a) => a === '--acp' || a.startsWith('--acp=')) && !argv.includes('serve');
 
