@@ -15,10 +15,10 @@ export interface RecordIndexEntry {
   parentUuid: string | null;
   type: RecordType;
   subtype?: string;
-  /** Ids of the function calls the record holds (empty ids as ''). */
-  callIds: string[];
-  /** Ids of the function responses the record holds. */
-  resultIds: string[];
+  /** Ids of the function calls the record holds (empty ids as ''). Read-only: records without any share one empty array. */
+  callIds: readonly string[];
+  /** Ids of the function responses the record holds. Read-only, as callIds. */
+  resultIds: readonly string[];
   /** Written by mend (version `mend/...`). */
   mend: boolean;
 }
@@ -34,6 +34,8 @@ export function indexRecords(read: ReadResult): RecordIndex {
   return { sessionId: read.sessionId, entries, diagnostics: [...read.diagnostics] };
 }
 
+const NO_IDS: readonly string[] = Object.freeze([]);
+
 /** The index entry of one (merged) record read at `position`. */
 export function indexEntryOf(position: number, record: ChatRecord): RecordIndexEntry {
   const parts = record.type === 'system' ? [] : record.message.parts;
@@ -48,8 +50,9 @@ export function indexEntryOf(position: number, record: ChatRecord): RecordIndexE
     uuid: record.uuid,
     parentUuid: record.parentUuid,
     type: record.type,
-    callIds,
-    resultIds,
+    // Most records hold no calls or no results: one shared frozen array instead of two per record.
+    callIds: callIds.length === 0 ? NO_IDS : callIds,
+    resultIds: resultIds.length === 0 ? NO_IDS : resultIds,
     mend: isMendVersion(record.version),
   };
   if (record.subtype !== undefined) entry.subtype = record.subtype;
