@@ -48,7 +48,7 @@ export interface GeneratedSession {
 
 // ---- deterministic randomness ----------------------------------------------------------
 
-class Rng {
+export class Rng {
   private s: number;
   constructor(seed: number) {
     this.s = seed >>> 0 || 1;
@@ -78,7 +78,7 @@ class Rng {
 
 // ---- text material -----------------------------------------------------------------------
 
-const WORDS = (
+export const WORDS = (
   'the a to of and in is it that for on with as this be are not by file function test error value return ' +
   'session record parent chain recovery plan tool call result model user history load read write edit ' +
   'config build module import export type interface const let async await promise stream buffer line ' +
@@ -117,7 +117,7 @@ const SHELL_LINES = [
 const TOOL_NAMES = ['read_file', 'list_directory', 'write_file', 'edit', 'run_shell_command'] as const;
 const PATHS = ['src/cli/main.ts', 'src/session/log-reader.ts', 'README.md', 'test/recovery/build-plan.test.ts', 'package.json', 'docs/notes.md'];
 
-class Material {
+export class Material {
   constructor(private readonly rng: Rng) {}
 
   prose(chars: number): string {

@@ -11,6 +11,9 @@
  * --quick   skip the 100 MB and 1M-record sessions (for development)
  * --json    also write all raw measurements to FILE (default .bench/results.json)
  * --worst-only  only the linear-scaling worst cases (many calls in one turn, many fragments)
+ * --large   also the 1M-record Qwen-format session (865 MB, generated into the temp
+ *           directory and deleted afterwards); --check implies it
+ * --qwen-only   only start-up and the Qwen-format sessions (issue 11's targets)
  *
  * See docs/performance.md for the method, the targets and the latest figures.
  */
@@ -21,6 +24,8 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { ensureSession, type GeneratedSession, type SessionSpec } from './generate.js';
+import { ensureQwenSession, type QwenSession } from './qwen-session.js';
+import { findQwenCode, qwenCodeTiming } from './qwen-code.js';
 import { planManyCalls, readManyFragments, type ScalingFigure } from './worst-cases.js';
 import { sessionLogPath } from '../src/session/session-paths.js';
 
@@ -30,6 +35,8 @@ const benchDir = join(root, '.bench');
 const childJs = join(here, 'child.js');
 const traceRegister = join(here, 'trace-register.js');
 const mendBin = join(root, 'bin', 'mend.js');
+const floorProcessJs = join(here, 'floor-process.js');
+const indexProcessJs = join(here, 'index-process.js');
 const MB = 2 ** 20;
 
 // ---- options ------------------------------------------------------------------------------
@@ -46,6 +53,8 @@ const REPS = Math.max(5, Number(value('--reps') ?? 5) || 5);
 const STARTUP_REPS = Math.max(11, REPS);
 const JSON_OUT = value('--json') ?? join(benchDir, 'results.json');
 const WORST_ONLY = flag('--worst-only');
+const QWEN_ONLY = flag('--qwen-only');
+const LARGE = flag('--large') || CHECK;
 
 // ---- targets --------------------------------------------------------------------------------
 
@@ -57,7 +66,8 @@ const TARGET = {
    * the floor's own change (1.0: load+plan grows exactly like reading does).
    */
   growth: 1.25,
-  startup: 5,
+  /** Issue 11: spawn -> system/init on a tiny session, against `node -e 0`. */
+  startup: 2,
   cliRecovery: 1.5,
   /**
    * Time at 10x the size over time at 1x, for the worst cases of issue 9 (many calls in
@@ -65,7 +75,20 @@ const TARGET = {
    * quadratic. The margin above 10 absorbs GC and cache effects on a shared machine.
    */
   worstCaseScaling: 20,
+  /**
+   * Issue 11, on the Qwen-format sessions: spawn -> system/recovery against the floor
+   * process (64 KiB blocks, JSON.parse every line, keep nothing) at 100k records, or 10x
+   * faster than Qwen Code 0.24.4 when it is installed; peak RSS against the file size.
+   */
+  qwenRecovery: 1.5,
+  qwenVsQwenCode: 0.1,
+  qwenRss100k: 1.5,
+  qwenRss1m: 0.25,
+  /** Per-record cost at 1M over the cost at 100k. */
+  qwenLinear: 1.25,
 };
+/** The 1M-record run must also work with this old-space limit (MB). */
+const SMALL_HEAP_MB = 512;
 const HEAVY_PACKAGES = ['openai', 'execa'];
 
 // ---- small helpers ----------------------------------------------------------------------------
@@ -453,6 +476,166 @@ async function startup(env: { home: string; project: string }): Promise<void> {
   raw['modules'] = { urls, cjs, packages: [...packages], heavy };
 }
 
+// ---- issue 11: Qwen-format sessions ------------------------------------------------------
+
+interface QwenFigures {
+  session: QwenSession;
+  floor: SpawnTiming[];
+  mend: SpawnTiming[];
+  /** The index pass alone (readSessionIndex) in a whole process. */
+  index: SpawnTiming[];
+  qwenCode: SpawnTiming[];
+  smallHeap?: { ok: boolean; ms: number; maxRssKb: number; error?: string };
+}
+
+/** Spawn -> first stdout line of any command (Qwen Code is not a node script of ours). */
+function timeCommand(bin: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): Promise<SpawnTiming> {
+  return new Promise((resolvePromise, reject) => {
+    const t0 = performance.now();
+    const child = spawn(bin, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let found: SpawnTiming | undefined;
+    child.stdout.on('data', () => {
+      if (found) return;
+      found = { ms: performance.now() - t0, ...(procStats(child.pid!) ?? { cpuMs: NaN, maxRssKb: NaN }) };
+      child.kill('SIGTERM');
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => (found ? resolvePromise(found) : reject(new Error(`${bin} exited ${code} before printing anything`))));
+  });
+}
+
+async function measureQwen(session: QwenSession, reps: number, env: { home: string; project: string }, smallHeap: boolean): Promise<QwenFigures> {
+  const figures: QwenFigures = { session, floor: [], mend: [], index: [], qwenCode: [] };
+  const isRecovery = (l: Record<string, unknown>): boolean => l['type'] === 'system' && l['subtype'] === 'recovery';
+  const mendEnv = { ...process.env, MEND_HOME: env.home };
+  const qwen = findQwenCode();
+  for (let rep = 0; rep < reps; rep++) {
+    const steps: Array<() => Promise<void>> = [
+      async () => void figures.floor.push(await timeSpawn([floorProcessJs, session.path], { match: (l) => 'lines' in l })),
+      async () => void figures.mend.push(await timeSpawn([mendBin, '--resume', session.path, '-o', 'stream-json'], { cwd: env.project, env: mendEnv, match: isRecovery })),
+      async () => void figures.index.push(await timeSpawn([indexProcessJs, session.path], { match: (l) => 'entries' in l })),
+    ];
+    if (qwen) {
+      const q = qwenCodeTiming(env.home, env.project, session.path, session.sessionId);
+      steps.push(async () => void figures.qwenCode.push(await timeCommand(qwen.bin, q.args, { cwd: env.project, env: q.env })));
+    }
+    if (rep % 2 === 1) steps.reverse();
+    for (const step of steps) await step();
+    process.stderr.write('.');
+  }
+  process.stderr.write('\n');
+  if (smallHeap) {
+    try {
+      const t = await timeSpawn([`--max-old-space-size=${SMALL_HEAP_MB}`, mendBin, '--resume', session.path, '-o', 'stream-json'], { cwd: env.project, env: mendEnv, match: isRecovery });
+      figures.smallHeap = { ok: true, ms: t.ms, maxRssKb: t.maxRssKb };
+    } catch (error) {
+      figures.smallHeap = { ok: false, ms: NaN, maxRssKb: NaN, error: (error as Error).message.slice(0, 300) };
+    }
+  }
+  const planIds = new Set(figures.mend.map((t) => t.line?.['plan_id']));
+  if (planIds.size !== 1) throw new Error(`${session.label}: plan ids differ between runs: ${[...planIds].join(', ')}`);
+  return figures;
+}
+
+function reportQwen(small: QwenFigures, large: QwenFigures | null): void {
+  for (const f of [small, large]) {
+    if (f === null) continue;
+    const label = `${f.session.label} (${fmt(f.session.bytes / MB, 0)} MB, ${f.session.records.toLocaleString('en')} rec, ${f.mend.length} runs)`;
+    const fileKb = f.session.bytes / 1024;
+    addRow({
+      section: 'qwen-format',
+      name: `${label}: mend spawn -> system/recovery`,
+      value: `${ms(med(f.mend, 'ms'))} / cpu ${ms(med(f.mend, 'cpuMs'))}`,
+      baseline: `floor process (64 KiB, parse all, keep none) ${ms(med(f.floor, 'ms'))}`,
+      wall: pairedRatio(col(f.mend, 'ms'), col(f.floor, 'ms')),
+      cpu: null,
+      target: f === small && f.qwenCode.length === 0 ? TARGET.qwenRecovery : undefined,
+    });
+    addRow({
+      section: 'qwen-format',
+      name: `${label}: index pass alone (readSessionIndex), whole process`,
+      value: `${ms(med(f.index, 'ms'))}, ${mb(med(f.index, 'maxRssKb'))} (${fmt(med(f.index, 'maxRssKb') / fileKb)}x the file)`,
+      baseline: `floor process ${ms(med(f.floor, 'ms'))}`,
+      wall: pairedRatio(col(f.index, 'ms'), col(f.floor, 'ms')),
+      cpu: null,
+    });
+    if (f.qwenCode.length > 0) {
+      addRow({
+        section: 'qwen-format',
+        name: `${label}: mend vs Qwen Code ${QWEN_CODE_LABEL} (first stdout line)`,
+        value: ms(med(f.mend, 'ms')),
+        baseline: `Qwen Code ${ms(med(f.qwenCode, 'ms'))}, ${mb(med(f.qwenCode, 'maxRssKb'))}`,
+        wall: pairedRatio(col(f.mend, 'ms'), col(f.qwenCode, 'ms')),
+        cpu: null,
+        target: f === small ? TARGET.qwenVsQwenCode : undefined,
+      });
+    }
+    addRow({
+      section: 'qwen-format',
+      name: `${label}: mend peak RSS at system/recovery`,
+      value: mb(med(f.mend, 'maxRssKb')),
+      baseline: `file ${mb(fileKb)}; floor process ${mb(med(f.floor, 'maxRssKb'))}`,
+      wall: med(f.mend, 'maxRssKb') / fileKb,
+      cpu: null,
+      target: f === small ? TARGET.qwenRss100k : TARGET.qwenRss1m,
+    });
+    if (f.smallHeap) {
+      rows.push({
+        section: 'qwen-format',
+        name: `${label}: under --max-old-space-size=${SMALL_HEAP_MB}`,
+        value: f.smallHeap.ok ? `system/recovery after ${ms(f.smallHeap.ms)}, ${mb(f.smallHeap.maxRssKb)}` : `failed: ${f.smallHeap.error ?? ''}`,
+        baseline: '',
+        wall: null,
+        cpu: null,
+        target: 'reaches system/recovery',
+        ok: f.smallHeap.ok,
+      });
+    }
+  }
+  if (large) {
+    const per = (f: QwenFigures, rs: SpawnTiming[]): number => med(rs, 'ms') / f.session.records;
+    const growth = per(large, large.mend) / per(small, small.mend);
+    const floorGrowth = per(large, large.floor) / per(small, small.floor);
+    addRow({
+      section: 'qwen-format',
+      name: `${small.session.label} -> ${large.session.label}: mend cost per record`,
+      value: `${fmt(per(small, small.mend) * 1000, 2)} -> ${fmt(per(large, large.mend) * 1000, 2)} us/rec (x${fmt(growth)})`,
+      baseline: `floor process x${fmt(floorGrowth)}`,
+      wall: growth,
+      cpu: null,
+      target: TARGET.qwenLinear,
+    });
+  }
+}
+
+const QWEN_CODE_LABEL = '0.24.4';
+
+async function qwenFormat(env: { home: string; project: string }): Promise<void> {
+  const qwen = findQwenCode();
+  log(qwen ? `Qwen Code found: ${qwen.bin} (${qwen.version})` : 'Qwen Code 0.24.4 not installed: mend is compared with the floor process only');
+  const t = performance.now();
+  const small = ensureQwenSession(join(benchDir, 'qwen-100k'), 'qwen-100k', 100_000, 11e4);
+  log(`${small.reused ? 'reusing' : 'generated'} ${relative(root, small.path)}: ${fmt(small.bytes / MB, 1)} MB (${fmt(small.bytes / small.records, 0)} B/record)${small.reused ? '' : ` (${ms(performance.now() - t)})`}`);
+  log('qwen-format 100k');
+  const smallFigures = await measureQwen(small, Math.max(REPS, 5), env, false);
+  let largeFigures: QwenFigures | null = null;
+  if (LARGE) {
+    // 865 MB: generated into the temp directory, measured, deleted.
+    const dir = mkdtempSync(join(tmpdir(), 'mend-bench-qwen-1m-'));
+    try {
+      const t1 = performance.now();
+      const large = ensureQwenSession(dir, 'qwen-1m', 1_000_000, 11e5);
+      log(`generated ${large.path}: ${fmt(large.bytes / MB, 1)} MB (${ms(performance.now() - t1)})`);
+      log('qwen-format 1M');
+      largeFigures = await measureQwen(large, 3, env, true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  reportQwen(smallFigures, largeFigures);
+  raw['qwenFormat'] = { small: smallFigures, large: largeFigures, qwenCode: qwen };
+}
+
 /** Linear, not quadratic: 10x more calls (fragments) costs about 10x the time, measured in this run. */
 async function worstCases(): Promise<void> {
   const figures: ScalingFigure[] = [await planManyCalls(16_000, REPS), await readManyFragments(4_000, REPS)];
@@ -495,9 +678,11 @@ async function main(): Promise<void> {
   };
   log(`mend bench: ${machine.nproc} cpus (${machine.cpu}), node ${machine.node}, load ${machine.loadavgStart.join(' ')}, ${REPS} reps`);
 
-  log('worst cases (linear scaling)');
-  await worstCases();
-  const specs = WORST_ONLY ? [] : QUICK ? SESSIONS.filter((s) => s.label === 'large-10mb' || s.label === 'small-100k') : SESSIONS;
+  if (!QWEN_ONLY) {
+    log('worst cases (linear scaling)');
+    await worstCases();
+  }
+  const specs = WORST_ONLY || QWEN_ONLY ? [] : QUICK ? SESSIONS.filter((s) => s.label === 'large-10mb' || s.label === 'small-100k') : SESSIONS;
   const sessions = new Map<string, GeneratedSession>();
   for (const spec of specs) {
     const t = performance.now();
@@ -506,12 +691,14 @@ async function main(): Promise<void> {
     log(`${s.reused ? 'reusing' : 'generated'} ${relative(root, s.path)}: ${fmt(s.bytes / MB, 1)} MB, ${s.records} records${s.reused ? '' : ` (${ms(performance.now() - t)})`}`);
   }
 
+  mkdirSync(benchDir, { recursive: true });
   const home = realpathSync(mkdtempSync(join(tmpdir(), 'mend-bench-home-')));
   const project = realpathSync(mkdtempSync(join(tmpdir(), 'mend-bench-project-')));
   try {
     if (!WORST_ONLY) {
       log('start-up');
       await startup({ home, project });
+      await qwenFormat({ home, project });
     }
 
     const stats = new Map<string, FileStats>();

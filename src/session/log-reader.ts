@@ -4,18 +4,18 @@
  * diagnostics; only I/O failures throw.
  *
  * Newlines are found on raw bytes, so a 100 MB log is never held as one
- * string: each chunk is cut after its last '\n' and only that block of
- * complete lines is decoded (once per block; per-line decoding measured ~20%
- * slower). '\n' (0x0a) cannot occur inside a multi-byte UTF-8 sequence, so the
- * cut never splits a character. Only parsed records are kept.
+ * string: the file is read in 64 KiB blocks into one reused buffer, each cut
+ * after its last '\n', and only that run of complete lines is decoded (once per
+ * block; per-line decoding measured ~20% slower; see line-blocks.ts). Only parsed
+ * records are kept.
  *
  * Torn tail: the file does not end with '\n' and its last line does not parse.
  * A last line that parses is a complete record that merely lacks its newline.
  * A whitespace-only last line is blank, like any other.
  */
-import { closeSync, constants, createReadStream, fstatSync, openSync } from 'node:fs';
 import { MendError } from '../errors.js';
 import type { LoadDiagnostic, ReadRecord } from './conversation.js';
+import { DEFAULT_BLOCK_SIZE, bytesLineBlocks, readLineBlocks, type LineBlocksEnd } from './line-blocks.js';
 import { mergePieces } from './record-merge.js';
 import { MAX_RECORD_DEPTH } from './nesting-depth.js';
 import { isCertainlyValidRecord, validateChatRecord } from './record-validation.js';
@@ -44,7 +44,6 @@ export interface ReadOptions {
 
 const NEWLINE = 0x0a;
 const CR = 0x0d;
-const DEFAULT_CHUNK = 1 << 20;
 
 /** One valid record line, before the session is chosen and fragments are merged; becomes its ReadRecord. */
 type RecordLine = ReadRecord;
@@ -64,57 +63,26 @@ interface Group {
   seen: Map<number, number[]>;
 }
 
-/**
- * Accumulates valid record lines and the diagnostics of damaged ones. The session
- * and the fragments are sorted out at the end (finish), once every line is known:
- * the session is the file name's id or the majority's, which the first line cannot tell.
- */
-class LogAccumulator {
-  private readonly lines: RecordLine[] = [];
-  readonly diagnostics: LoadDiagnostic[] = [];
+/** Records per session id, to choose the session once every line is known. */
+export class SessionTally {
   /** Records per session id, in first-seen order (Map keeps insertion order). */
-  private readonly sessionCounts = new Map<string, number>();
+  private readonly counts = new Map<string, number>();
   private runId: string | null = null;
   private runLength = 0;
 
-  private flushRun(): void {
-    if (this.runId !== null) this.sessionCounts.set(this.runId, (this.sessionCounts.get(this.runId) ?? 0) + this.runLength);
-    this.runLength = 0;
-  }
-
-  /** Handles one complete line; returns false when it did not parse as JSON. */
-  addLine(text: string, line: number): boolean {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return false;
-    }
-    if (text.length >= MIN_TOO_DEEP_LENGTH && nestedDeeperThan(value, MAX_RECORD_DEPTH)) {
-      this.diagnostics.push({ code: 'invalid_record', line, reason: `nested deeper than ${MAX_RECORD_DEPTH} levels` });
-      return true;
-    }
-    // validateChatRecord runs the same fast check first; calling it directly spares
-    // a result object per record on the common path.
-    let record: ChatRecord;
-    if (isCertainlyValidRecord(value)) {
-      record = value;
-    } else {
-      const check = validateChatRecord(value);
-      if (!check.ok) {
-        this.diagnostics.push({ code: 'invalid_record', line, reason: check.reason });
-        return true;
-      }
-      record = check.record;
-    }
-    // Runs of one id are counted locally: a Map lookup per line hashed every fresh id string.
-    if (record.sessionId !== this.runId) {
+  /** Runs of one id are counted locally: a Map lookup per line hashed every fresh id string. */
+  add(sessionId: string): void {
+    if (sessionId !== this.runId) {
       this.flushRun();
-      this.runId = record.sessionId;
+      this.runId = sessionId;
     }
     this.runLength++;
-    this.lines.push({ line, record });
-    return true;
+  }
+
+  private flushRun(): void {
+    if (this.runId !== null) this.counts.set(this.runId, (this.counts.get(this.runId) ?? 0) + this.runLength);
+    this.runId = null;
+    this.runLength = 0;
   }
 
   /**
@@ -123,11 +91,12 @@ class LogAccumulator {
    * id most records carry (the first seen on a tie), so one foreign line cannot
    * hide a session.
    */
-  private chooseSession(fileSessionId: string | undefined): string | null {
-    if (fileSessionId !== undefined && this.sessionCounts.has(fileSessionId)) return fileSessionId;
+  choose(fileSessionId: string | undefined): string | null {
+    this.flushRun();
+    if (fileSessionId !== undefined && this.counts.has(fileSessionId)) return fileSessionId;
     let best: string | null = null;
     let bestCount = 0;
-    for (const [id, count] of this.sessionCounts) {
+    for (const [id, count] of this.counts) {
       if (count > bestCount) {
         best = id;
         bestCount = count;
@@ -135,11 +104,31 @@ class LogAccumulator {
     }
     return best;
   }
+}
+
+/**
+ * Accumulates valid record lines and the diagnostics of damaged ones. The session
+ * and the fragments are sorted out at the end (finish), once every line is known:
+ * the session is the file name's id or the majority's, which the first line cannot tell.
+ */
+export class LogAccumulator {
+  private readonly lines: RecordLine[] = [];
+  readonly diagnostics: LoadDiagnostic[] = [];
+  private readonly tally = new SessionTally();
+
+  /** Handles one complete line; returns false when it did not parse as JSON. */
+  addLine(text: string, line: number): boolean {
+    const record = checkLine(text, line, this.diagnostics);
+    if (record === MALFORMED) return false;
+    if (record !== INVALID) {
+      this.tally.add(record.sessionId);
+      this.lines.push({ line, record });
+    }
+    return true;
+  }
 
   finish(fileSessionId: string | undefined): { records: ReadRecord[]; diagnostics: LoadDiagnostic[]; sessionId: string | null } {
-    this.flushRun();
-    this.runId = null;
-    const sessionId = this.chooseSession(fileSessionId);
+    const sessionId = this.tally.choose(fileSessionId);
     const diagnostics = this.diagnostics;
     // Until the end, records[i].record is the first piece of its uuid (what later pieces
     // are compared with); uuids with more pieces are merged after the loop.
@@ -199,6 +188,36 @@ class LogAccumulator {
     diagnostics.sort((a, b) => lineOf(a) - lineOf(b));
     return { records, diagnostics, sessionId };
   }
+}
+
+export const MALFORMED = 0;
+export const INVALID = 1;
+
+/**
+ * The checks every line gets, in one place for the full read and the index pass: JSON
+ * (MALFORMED when it does not parse), nesting depth and the record schema (INVALID,
+ * with its diagnostic pushed); else the record.
+ */
+export function checkLine(text: string, line: number, diagnostics: LoadDiagnostic[]): ChatRecord | typeof MALFORMED | typeof INVALID {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return MALFORMED;
+  }
+  if (text.length >= MIN_TOO_DEEP_LENGTH && nestedDeeperThan(value, MAX_RECORD_DEPTH)) {
+    diagnostics.push({ code: 'invalid_record', line, reason: `nested deeper than ${MAX_RECORD_DEPTH} levels` });
+    return INVALID;
+  }
+  // validateChatRecord runs the same fast check first; calling it directly spares
+  // a result object per record on the common path.
+  if (isCertainlyValidRecord(value)) return value;
+  const check = validateChatRecord(value);
+  if (!check.ok) {
+    diagnostics.push({ code: 'invalid_record', line, reason: check.reason });
+    return INVALID;
+  }
+  return check.record;
 }
 
 function lineOf(d: LoadDiagnostic): number {
@@ -312,7 +331,7 @@ function hashString(s: string): number {
   return h ^ (h >>> 16);
 }
 
-function isBlank(text: string): boolean {
+export function isBlank(text: string): boolean {
   if (text.length === 0) return true;
   const c = text.charCodeAt(0);
   // Only lines starting with whitespace can be blank; avoid trim() on every line.
@@ -320,47 +339,29 @@ function isBlank(text: string): boolean {
 }
 
 /** Without a trailing '\r' (CRLF logs) and, on line 1, without a UTF-8 BOM. */
-function lineText(text: string, line: number): string {
+export function lineText(text: string, line: number): string {
   if (text.charCodeAt(text.length - 1) === CR) text = text.slice(0, -1);
   if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   return text;
 }
 
 export async function readSessionLog(path: string, options: ReadOptions = {}): Promise<ReadResult> {
-  let fd: number;
-  try {
-    fd = openRegularFile(path);
-  } catch (error) {
-    throw toReadError(path, error);
-  }
-  const stream = createReadStream(path, { fd, highWaterMark: options.chunkSize ?? DEFAULT_CHUNK });
-  return readSessionChunks(stream as AsyncIterable<Buffer>, options, path);
+  return readBlocks((onBlock) => readLineBlocks(path, onBlock, options.chunkSize ?? DEFAULT_BLOCK_SIZE), options, path);
 }
 
 /**
- * The reader over any source of bytes: a file's stream, or a buffer in memory cut into
- * `chunkSize` pieces (tests read thousands of truncations without temp files, through
- * exactly the code a file read runs).
+ * The reader over bytes in memory, through the same block scanner a file read runs
+ * (tests read thousands of truncations without temp files and without mocking fs).
  */
 export function readSessionBytes(bytes: Buffer, options: ReadOptions = {}): Promise<ReadResult> {
-  const size = options.chunkSize ?? DEFAULT_CHUNK;
-  function* chunks(): Generator<Buffer> {
-    for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
-  }
-  return readSessionChunks(chunks(), options, '<memory>');
+  return readBlocks((onBlock) => bytesLineBlocks(bytes, onBlock, options.chunkSize ?? DEFAULT_BLOCK_SIZE), options, '<memory>');
 }
 
-async function readSessionChunks(source: AsyncIterable<Buffer> | Iterable<Buffer>, options: ReadOptions, path: string): Promise<ReadResult> {
+async function readBlocks(scan: (onBlock: (block: string) => void) => Promise<LineBlocksEnd>, options: ReadOptions, path: string): Promise<ReadResult> {
   const acc = new LogAccumulator();
-  /** Bytes after the last '\n' seen so far: the start of a line still being read. */
-  let pending: Buffer[] = [];
-  let bytes = 0;
   let line = 0;
-  let lastByte = -1;
 
-  // One decode per block of complete lines instead of one per line: a block
-  // always ends at a '\n', so no character is cut, and a line longer than a
-  // chunk is joined from its pieces only once complete.
+  // One decode per block of complete lines instead of one per line (see line-blocks.ts).
   const handleBlock = (block: string): void => {
     let start = 0;
     let nl = block.indexOf('\n', start);
@@ -373,37 +374,20 @@ async function readSessionChunks(source: AsyncIterable<Buffer> | Iterable<Buffer
     }
   };
 
+  let end: LineBlocksEnd;
   try {
-    for await (const chunk of source) {
-      if (chunk.length === 0) continue;
-      bytes += chunk.length;
-      lastByte = chunk[chunk.length - 1]!;
-      const lastNewline = chunk.lastIndexOf(NEWLINE);
-      if (lastNewline === -1) {
-        pending.push(chunk);
-        continue;
-      }
-      const complete = chunk.subarray(0, lastNewline + 1);
-      if (pending.length > 0) {
-        pending.push(complete);
-        handleBlock(Buffer.concat(pending).toString('utf8'));
-      } else {
-        handleBlock(complete.toString('utf8'));
-      }
-      pending = lastNewline + 1 < chunk.length ? [chunk.subarray(lastNewline + 1)] : [];
-    }
+    end = await scan(handleBlock);
   } catch (error) {
     throw toReadError(path, error);
   }
 
   // The bytes after the last '\n': a complete record that only lacks its newline,
   // or the torn remains of a write cut short by a crash.
-  if (pending.length > 0) {
-    const tail = Buffer.concat(pending);
+  if (end.tail !== null) {
     line++;
-    const text = lineText(tail.toString('utf8'), line);
+    const text = lineText(end.tail.toString('utf8'), line);
     if (!isBlank(text) && !acc.addLine(text, line)) {
-      acc.diagnostics.push({ code: 'torn_tail', line, bytes: tail.length });
+      acc.diagnostics.push({ code: 'torn_tail', line, bytes: end.tail.length });
     }
   }
 
@@ -412,27 +396,13 @@ async function readSessionChunks(source: AsyncIterable<Buffer> | Iterable<Buffer
     records,
     diagnostics,
     sessionId,
-    bytes,
-    endsWithNewline: lastByte === NEWLINE,
+    bytes: end.bytes,
+    endsWithNewline: end.lastByte === NEWLINE,
     lines: line,
   };
 }
 
-/**
- * Opens a session log for reading only if it is a regular file, judged on the opened
- * descriptor (no check-then-open race). O_NONBLOCK: opening a FIFO must not hang; a FIFO
- * or device at a session path is reported, never read.
- */
-function openRegularFile(path: string): number {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  const stat = fstatSync(fd);
-  if (stat.isFile()) return fd;
-  closeSync(fd);
-  const what = stat.isFIFO() ? 'a FIFO' : stat.isCharacterDevice() || stat.isBlockDevice() ? 'a device' : stat.isDirectory() ? 'a directory' : stat.isSocket() ? 'a socket' : 'not a file';
-  throw Object.assign(new Error(`not a regular file (${what})`), { code: 'ENOTREGULAR' });
-}
-
-function toReadError(path: string, error: unknown): MendError {
+export function toReadError(path: string, error: unknown): MendError {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'ENOENT') {
     return new MendError('session_not_found', `Session log not found: ${path}`, { path }, { cause: error });

@@ -6,7 +6,7 @@
  */
 import type { LoadDiagnostic } from './conversation.js';
 import type { ReadResult } from './log-reader.js';
-import { isMendVersion, type RecordType } from './records.js';
+import { isMendVersion, type ChatRecord, type RecordType } from './records.js';
 
 export interface RecordIndexEntry {
   /** 1-based line (JSONL) or sequence number (database) of the record's first piece. */
@@ -15,10 +15,10 @@ export interface RecordIndexEntry {
   parentUuid: string | null;
   type: RecordType;
   subtype?: string;
-  /** Ids of the function calls the record holds (empty ids as ''). */
-  callIds: string[];
-  /** Ids of the function responses the record holds. */
-  resultIds: string[];
+  /** Ids of the function calls the record holds (empty ids as ''). Read-only: records without any share one empty array. */
+  callIds: readonly string[];
+  /** Ids of the function responses the record holds. Read-only, as callIds. */
+  resultIds: readonly string[];
   /** Written by mend (version `mend/...`). */
   mend: boolean;
 }
@@ -30,19 +30,31 @@ export interface RecordIndex {
 }
 
 export function indexRecords(read: ReadResult): RecordIndex {
-  const entries: RecordIndexEntry[] = read.records.map(({ line, record }) => {
-    const parts = record.type === 'system' ? [] : record.message.parts;
-    const entry: RecordIndexEntry = {
-      position: line,
-      uuid: record.uuid,
-      parentUuid: record.parentUuid,
-      type: record.type,
-      callIds: parts.filter((p) => p.functionCall).map((p) => p.functionCall!.id ?? ''),
-      resultIds: parts.filter((p) => p.functionResponse).map((p) => p.functionResponse!.id ?? ''),
-      mend: isMendVersion(record.version),
-    };
-    if (record.subtype !== undefined) entry.subtype = record.subtype;
-    return entry;
-  });
+  const entries = read.records.map(({ line, record }) => indexEntryOf(line, record));
   return { sessionId: read.sessionId, entries, diagnostics: [...read.diagnostics] };
+}
+
+const NO_IDS: readonly string[] = Object.freeze([]);
+
+/** The index entry of one (merged) record read at `position`. */
+export function indexEntryOf(position: number, record: ChatRecord): RecordIndexEntry {
+  const parts = record.type === 'system' ? [] : record.message.parts;
+  const callIds: string[] = [];
+  const resultIds: string[] = [];
+  for (const p of parts) {
+    if (p.functionCall) callIds.push(p.functionCall.id ?? '');
+    if (p.functionResponse) resultIds.push(p.functionResponse.id ?? '');
+  }
+  const entry: RecordIndexEntry = {
+    position,
+    uuid: record.uuid,
+    parentUuid: record.parentUuid,
+    type: record.type,
+    // Most records hold no calls or no results: one shared frozen array instead of two per record.
+    callIds: callIds.length === 0 ? NO_IDS : callIds,
+    resultIds: resultIds.length === 0 ? NO_IDS : resultIds,
+    mend: isMendVersion(record.version),
+  };
+  if (record.subtype !== undefined) entry.subtype = record.subtype;
+  return entry;
 }

@@ -12,7 +12,7 @@ import type { WriteFaultHook } from '../session/log-writer.js';
 import { JsonlSessionStore } from './jsonl/jsonl-store.js';
 import { isPostgresSpec, redactUrl, type Env, type PgTuning } from './postgres/pg-config.js';
 import type { MigrationResult } from './postgres/pg-migrate.js';
-import { PostgresSessionStore } from './postgres/pg-store.js';
+import type { PostgresSessionStore } from './postgres/pg-store.js';
 import type { SessionStore } from './session-store.js';
 
 export interface OpenStoreOptions {
@@ -33,7 +33,12 @@ export async function openStore(spec: string, env: Env, options: OpenStoreOption
     const home = options.home ?? (env['MEND_HOME'] || join(homedir(), '.mend'));
     return new JsonlSessionStore({ home, ...(options.faultHook ? { faultHook: options.faultHook } : {}), ...(options.warn ? { warn: options.warn } : {}) });
   }
-  if (isPostgresSpec(spec)) return new PostgresSessionStore({ spec, env, ...(options.tuning ? { tuning: options.tuning } : {}) });
+  if (isPostgresSpec(spec)) {
+    // Imported only for a PostgreSQL store: `pg` and its helpers are ~15 modules every
+    // JSONL start-up would otherwise load (issue 11, start-up to system/init).
+    const { PostgresSessionStore } = await import('./postgres/pg-store.js');
+    return new PostgresSessionStore({ spec, env, ...(options.tuning ? { tuning: options.tuning } : {}) });
+  }
   throw new MendError('usage', `Unknown session store ${JSON.stringify(redactUrl(spec))}: use jsonl or a postgres:// URL`, { spec: redactUrl(spec) });
 }
 
@@ -42,6 +47,6 @@ export async function openStore(spec: string, env: Env, options: OpenStoreOption
  * A JSONL store has no schema; it answers with nothing applied.
  */
 export async function migrateStore(store: SessionStore): Promise<MigrationResult> {
-  if (store instanceof PostgresSessionStore) return store.migrate();
+  if (store.kind === 'postgres') return (store as PostgresSessionStore).migrate();
   return { applied: [], version: 0 };
 }

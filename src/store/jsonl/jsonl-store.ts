@@ -12,7 +12,8 @@ import { MendError, errorCodeOf, errorMessageOf } from '../../errors.js';
 import type { ActiveWriter } from '../../session/active-writer.js';
 import { readSessionLog, type ReadResult } from '../../session/log-reader.js';
 import type { WriteFaultHook } from '../../session/log-writer.js';
-import { indexRecords, type RecordIndex } from '../../session/record-index.js';
+import { readSessionIndex } from '../../session/index-reader.js';
+import type { RecordIndex } from '../../session/record-index.js';
 import { acquireSessionLock, lockHolder, processStartTime } from '../../session/session-lock.js';
 import { belongsToProject, findMostRecentSession, isSessionId, lastRecordInfo, listSessions, projectDir, resolveResumeTarget, sessionLogPath } from '../../session/session-paths.js';
 import type { ProjectScope, SessionListing, SessionRef, SessionStore, WriterIdentity, WriterLease } from '../session-store.js';
@@ -115,7 +116,9 @@ export class JsonlSessionStore implements SessionStore {
   }
 
   async readIndex(ref: SessionRef): Promise<RecordIndex> {
-    return indexRecords(await this.read(ref));
+    // The index pass keeps no records (index-reader.ts); only what RecordIndex names is returned.
+    const { sessionId, entries, diagnostics } = await readSessionIndex(ref.location, isSessionId(ref.sessionId) ? { fileSessionId: ref.sessionId } : {});
+    return { sessionId, entries, diagnostics };
   }
 
   async activeWriter(ref: SessionRef): Promise<ActiveWriter | null> {

@@ -1,0 +1,47 @@
+/**
+ * Qwen Code 0.24.4 beside mend, when it happens to be installed (it is never a
+ * dependency): `QWEN_CODE_BIN` or `qwen` on PATH, accepted only at that version
+ * (the figures in issue 11 are of 0.24.4). Timed like mend: spawn to its first
+ * stdout line on the same file, laid out where Qwen Code looks for it
+ * (`$HOME/.qwen/projects/<project>/chats/<id>.jsonl`, the layout mend shares).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { sessionLogPath } from '../src/session/session-paths.js';
+
+export const QWEN_CODE_VERSION = '0.24.4';
+
+export interface QwenCode {
+  bin: string;
+  version: string;
+}
+
+export function findQwenCode(): QwenCode | null {
+  const candidates = process.env['QWEN_CODE_BIN'] ? [process.env['QWEN_CODE_BIN']] : (process.env['PATH'] ?? '').split(delimiter).map((d) => join(d, 'qwen'));
+  for (const bin of candidates) {
+    if (!existsSync(bin)) continue;
+    try {
+      const version = execFileSync(bin, ['--version'], { encoding: 'utf8', timeout: 30_000 }).trim();
+      if (version.includes(QWEN_CODE_VERSION)) return { bin, version };
+    } catch {
+      // Not runnable here: treated as not installed.
+    }
+  }
+  return null;
+}
+
+/**
+ * Arguments and environment for resuming `sessionId` headless with stream-json output;
+ * `QWEN_CODE_ARGS` (JSON array, `{id}` replaced) overrides the arguments.
+ */
+export function qwenCodeTiming(home: string, project: string, file: string, sessionId: string): { args: string[]; env: NodeJS.ProcessEnv } {
+  const target = sessionLogPath(join(home, '.qwen'), project, sessionId);
+  if (!existsSync(target)) {
+    mkdirSync(dirname(target), { recursive: true });
+    symlinkSync(file, target);
+  }
+  const template = process.env['QWEN_CODE_ARGS'] ? (JSON.parse(process.env['QWEN_CODE_ARGS']) as string[]) : ['--resume', '{id}', '--output-format', 'stream-json', '--prompt', 'continue'];
+  return { args: template.map((a) => a.replaceAll('{id}', sessionId)), env: { ...process.env, HOME: home } };
+}

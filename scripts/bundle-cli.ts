@@ -1,0 +1,88 @@
+/**
+ * Part of `npm run build`: bundles the compiled CLI (dist/src/cli/main.js) into one
+ * CommonJS file, dist/cli/mend.cjs, and seeds its V8 code cache (dist/cli/mend.cjs.cache)
+ * with a tiny resume, the path bin/mend.js loads it for (issue 11: start-up to
+ * `system/init`). Node's ESM loader resolves, reads, compiles and links the ~230 modules
+ * of a resume one by one (~1 ms each here); one script with cached code skips most of
+ * that. The package stays ESM; the bundle is a build artifact of the same sources (one
+ * record schema, one parser), and bin/mend.js falls back to the ESM entry without it.
+ *
+ * Packages only a model request, a tool or an interactive front end needs stay outside
+ * (required or imported when that path runs): the start-up path is mend, zod and yargs.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { sessionLogPath } from '../src/session/session-paths.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const outfile = join(root, 'dist', 'cli', 'mend.cjs');
+
+await build({
+  entryPoints: [join(root, 'dist', 'src', 'cli', 'main.js')],
+  outfile,
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  external: ['openai', 'execa', 'pg', 'ink', 'ink-*', 'react', 'react/*', '@agentclientprotocol/*', 'hono', 'hono/*', '@hono/*', 'ndjson', 'eventsource-parser', 'eventsource-parser/*'],
+  // ESM code that asks for its own URL (yargs' shims) gets the bundle's.
+  define: { 'import.meta.url': '__mendBundleUrl' },
+  banner: { js: 'var __mendBundleUrl = require("node:url").pathToFileURL(__filename).href;\nvar __mendImport = globalThis[Symbol.for("mend.import")];' },
+  legalComments: 'none',
+  logLevel: 'warning',
+  plugins: [
+    {
+      // bin/mend.js runs the terminal UI, --acp and serve from the ESM modules (their
+      // packages are ESM-only), so their code is left out of the bundle: less to load.
+      name: 'esm-only-front-ends',
+      setup(b) {
+        b.onResolve({ filter: /^\.\.\/frontends\/(tui\/run-tui|acp\/run-acp|daemon\/serve)\.js$/ }, (args) =>
+          args.importer.endsWith(join('cli', 'main.js')) ? { path: args.path, namespace: 'esm-only' } : undefined,
+        );
+        b.onLoad({ filter: /.*/, namespace: 'esm-only' }, (args) => ({
+          contents: `throw new Error(${JSON.stringify(`${args.path} runs from the ESM modules (bin/mend.js), not the bundle`)});`,
+          loader: 'js',
+        }));
+      },
+    },
+  ],
+});
+// Dynamic import() of the ESM-only externals goes through bin/mend.js's own import():
+// on Node 20 a function restored from a V8 code cache made in another process loses
+// vm.Script's dynamic-import callback ("A dynamic import callback was not specified").
+const bundled = readFileSync(outfile, 'utf8').replace(/\bimport\(("[^"]+")\)/g, '__mendImport($1)');
+if (/\bimport\("/.test(bundled)) throw new Error('bundle-cli: a dynamic import() is left in the bundle');
+writeFileSync(outfile, bundled);
+rmSync(`${outfile}.cache`, { force: true });
+
+// Seed the code cache: bin/mend.js writes it after the first run that finds none.
+const home = realpathSync(mkdtempSync(join(tmpdir(), 'mend-bundle-seed-')));
+try {
+  const project = join(home, 'project');
+  mkdirSync(project);
+  const sessionId = '6f1d2c3b-4a5e-4f70-8a9b-0c1d2e3f4a5b';
+  const path = sessionLogPath(home, project, sessionId);
+  mkdirSync(dirname(path), { recursive: true });
+  const base = { sessionId, timestamp: '2026-01-05T09:00:00.000Z', cwd: project, version: 'mend/0.1.0' };
+  writeFileSync(
+    path,
+    [
+      { ...base, uuid: 'u1', parentUuid: null, type: 'user', message: { role: 'user', parts: [{ text: 'list the files' }] } },
+      { ...base, uuid: 'a1', parentUuid: 'u1', type: 'assistant', message: { role: 'model', parts: [{ functionCall: { id: 'c1', name: 'run_shell_command', args: { command: 'ls' } } }] } },
+    ]
+      .map((r) => `${JSON.stringify(r)}\n`)
+      .join(''),
+  );
+  const run = spawnSync(process.execPath, [join(root, 'bin', 'mend.js'), '--resume', sessionId, '-o', 'stream-json'], {
+    cwd: project,
+    env: { ...process.env, MEND_HOME: home },
+    encoding: 'utf8',
+  });
+  if (run.status !== 0) throw new Error(`seeding the code cache failed (${run.status}): ${run.stderr}`);
+} finally {
+  rmSync(home, { recursive: true, force: true });
+}

@@ -1,0 +1,105 @@
+/**
+ * Reads a file in fixed blocks (64 KiB by default) into one reused buffer and hands
+ * over each run of complete lines as one decoded string. The bytes after a block's
+ * last '\n' (the start of a line still being read) move to the front of the same
+ * buffer, so there is no Buffer.concat per line or per chunk, and the buffer grows
+ * only for a line longer than what it holds. 64 KiB reads measured 10-28% faster
+ * than 1 MiB chunks on logs of small records (issue 11): the decoded block stays in
+ * the cache that JSON.parse then walks, and a smaller young generation is scanned.
+ *
+ * '\n' (0x0a) never occurs inside a multi-byte UTF-8 sequence, so cutting after it
+ * never splits a character; bytes cut by a read stay bytes until their line is whole.
+ */
+import { constants } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+
+export const DEFAULT_BLOCK_SIZE = 1 << 16;
+
+export interface LineBlocksEnd {
+  /** Bytes read. */
+  bytes: number;
+  /** The file's last byte, or -1 for an empty file. */
+  lastByte: number;
+  /** The bytes after the last '\n' (a last line without its newline), or null. */
+  tail: Buffer | null;
+}
+
+/**
+ * Calls `onBlock` with every run of complete lines, '\n' included, in file order, and
+ * the byte offset in the file where that run starts, and its raw bytes (a view of the
+ * reused buffer: valid only during the call).
+ * I/O errors are thrown as they come (the caller maps them to its own errors).
+ */
+export async function readLineBlocks(path: string, onBlock: (text: string, offset: number, bytes: Buffer) => void, blockSize = DEFAULT_BLOCK_SIZE): Promise<LineBlocksEnd> {
+  const handle = await openRegularFile(path);
+  try {
+    return await scanLineBlocks(async (buffer, at, length) => (await handle.read(buffer, at, length, null)).bytesRead, onBlock, blockSize);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The same blocks from bytes in memory, through the same scanner: tests read thousands
+ * of truncated logs without temp files, and still exercise the code a file read runs.
+ */
+export function bytesLineBlocks(bytes: Buffer, onBlock: (text: string, offset: number, bytes: Buffer) => void, blockSize = DEFAULT_BLOCK_SIZE): Promise<LineBlocksEnd> {
+  let position = 0;
+  return scanLineBlocks(
+    async (buffer, at, length) => {
+      const n = Math.min(length, bytes.length - position);
+      bytes.copy(buffer, at, position, position + n);
+      position += n;
+      return n;
+    },
+    onBlock,
+    blockSize,
+  );
+}
+
+/**
+ * Opens a log for reading only if it is a regular file, judged on the opened descriptor
+ * (no check-then-open race). O_NONBLOCK: opening a FIFO must not hang; a FIFO or device
+ * at a session path is reported, never read.
+ */
+async function openRegularFile(path: string): Promise<FileHandle> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  const stat = await handle.stat();
+  if (stat.isFile()) return handle;
+  await handle.close();
+  const what = stat.isFIFO() ? 'a FIFO' : stat.isCharacterDevice() || stat.isBlockDevice() ? 'a device' : stat.isDirectory() ? 'a directory' : stat.isSocket() ? 'a socket' : 'not a file';
+  throw Object.assign(new Error(`not a regular file (${what})`), { code: 'ENOTREGULAR' });
+}
+
+type BlockReader = (buffer: Buffer, at: number, length: number) => Promise<number>;
+
+async function scanLineBlocks(read: BlockReader, onBlock: (text: string, offset: number, bytes: Buffer) => void, blockSize: number): Promise<LineBlocksEnd> {
+  let buffer = Buffer.allocUnsafe(Math.max(2 * blockSize, 1 << 10));
+  /** Bytes at the front of `buffer` that belong to an unfinished line. */
+  let held = 0;
+  let bytes = 0;
+  let lastByte = -1;
+  for (;;) {
+    if (buffer.length - held < blockSize) {
+      // A line longer than the free room: double, keeping the held bytes.
+      const bigger = Buffer.allocUnsafe(Math.max(buffer.length * 2, held + blockSize));
+      buffer.copy(bigger, 0, 0, held);
+      buffer = bigger;
+    }
+    const bytesRead = await read(buffer, held, blockSize);
+    if (bytesRead === 0) break;
+    bytes += bytesRead;
+    const end = held + bytesRead;
+    lastByte = buffer[end - 1]!;
+    // Only the new bytes can hold the block's last '\n' (the held ones have none).
+    const last = buffer.lastIndexOf(0x0a, end - 1);
+    if (last < held) {
+      held = end;
+      continue;
+    }
+    onBlock(buffer.toString('utf8', 0, last + 1), bytes - end, buffer.subarray(0, last + 1));
+    buffer.copy(buffer, 0, last + 1, end);
+    held = end - last - 1;
+  }
+  return { bytes, lastByte, tail: held > 0 ? Buffer.from(buffer.subarray(0, held)) : null };
+}
