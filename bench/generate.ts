@@ -109,7 +109,7 @@ const SHELL_LINES = [
   '   AssertionError: expected "rp_1f2e" to be "rp_9a0b"',
   'drwxr-xr-x  5 dev dev  4096 Jan  1 12:00 src',
   '-rw-r--r--  1 dev dev 12873 Jan  1 12:00 package-lock.json',
-  'src/cli/main.ts:42:7 - error TS2345: Argument of type \'string\' is not assignable to parameter of type \'number\'.',
+  "src/cli/main.ts:42:7 - error TS2345: Argument of type 'string' is not assignable to parameter of type 'number'.",
   'warning: in the working copy of "README.md", LF will be replaced by CRLF',
   '\u001b[32mPASS\u001b[39m  12 passed, 0 failed',
 ];
@@ -279,7 +279,10 @@ function* records(gen: SessionGen, done: (emitted: number) => boolean): Generato
 }
 
 function fileNameOf(spec: SessionSpec): string {
-  const hash = createHash('sha256').update(JSON.stringify({ v: GENERATOR_VERSION, spec })).digest('hex').slice(0, 10);
+  const hash = createHash('sha256')
+    .update(JSON.stringify({ v: GENERATOR_VERSION, spec }))
+    .digest('hex')
+    .slice(0, 10);
   return `${spec.label}-${hash}.jsonl`;
 }
 
@@ -319,8 +322,7 @@ export function ensureSession(dir: string, spec: SessionSpec): GeneratedSession 
   };
   try {
     // Byte budget checks include the unflushed batch (chars ~ bytes for this material).
-    const done = (emitted: number): boolean =>
-      spec.targetBytes !== undefined ? bytes + batchChars >= spec.targetBytes : emitted >= (spec.records ?? 0);
+    const done = (emitted: number): boolean => (spec.targetBytes !== undefined ? bytes + batchChars >= spec.targetBytes : emitted >= (spec.records ?? 0));
     let previous: string | null = null;
     for (const record of records(gen, done)) {
       if (record.parentUuid !== previous) throw new Error(`generator bug: broken chain at record ${count}`);

@@ -42,6 +42,8 @@ export function qwenCodeTiming(home: string, project: string, file: string, sess
     mkdirSync(dirname(target), { recursive: true });
     symlinkSync(file, target);
   }
-  const template = process.env['QWEN_CODE_ARGS'] ? (JSON.parse(process.env['QWEN_CODE_ARGS']) as string[]) : ['--resume', '{id}', '--output-format', 'stream-json', '--prompt', 'continue'];
+  const template = process.env['QWEN_CODE_ARGS']
+    ? (JSON.parse(process.env['QWEN_CODE_ARGS']) as string[])
+    : ['--resume', '{id}', '--output-format', 'stream-json', '--prompt', 'continue'];
   return { args: template.map((a) => a.replaceAll('{id}', sessionId)), env: { ...process.env, HOME: home } };
 }

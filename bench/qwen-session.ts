@@ -51,7 +51,17 @@ export function ensureQwenSession(dir: string, label: string, records: number, s
   let prompt = 0;
   const base = (type: string, provenance: string): Record<string, unknown> => {
     const uuid = rng.uuid();
-    const record = { uuid, parentUuid: parent, sessionId, timestamp: new Date((clock += rng.int(50, 9000))).toISOString(), type, provenance, cwd: CWD, version: '0.24.4', gitBranch: 'main' };
+    const record = {
+      uuid,
+      parentUuid: parent,
+      sessionId,
+      timestamp: new Date((clock += rng.int(50, 9000))).toISOString(),
+      type,
+      provenance,
+      cwd: CWD,
+      version: '0.24.4',
+      gitBranch: 'main',
+    };
     parent = uuid;
     return record;
   };
@@ -79,7 +89,13 @@ export function ensureQwenSession(dir: string, label: string, records: number, s
       const name = rng.pick(TOOLS);
       const id = `call_${(++callNo).toString(36)}${rng.uuid().slice(0, 8)}`;
       ids.push({ id, name });
-      parts.push({ functionCall: { id, name, args: name === 'run_shell_command' ? { command: 'npm test', description: text.prose(30) } : { path: `src/${rng.pick(['a', 'b', 'c'])}.ts` } } });
+      parts.push({
+        functionCall: {
+          id,
+          name,
+          args: name === 'run_shell_command' ? { command: 'npm test', description: text.prose(30) } : { path: `src/${rng.pick(['a', 'b', 'c'])}.ts` },
+        },
+      });
     }
     const promptTokens = rng.int(1000, 90_000);
     const outTokens = rng.int(10, 3000);
@@ -87,7 +103,12 @@ export function ensureQwenSession(dir: string, label: string, records: number, s
       ...base('assistant', 'assistant_output'),
       model: 'qwen3-coder-plus',
       message: { role: 'model', parts },
-      usageMetadata: { promptTokenCount: promptTokens, candidatesTokenCount: outTokens, totalTokenCount: promptTokens + outTokens, cachedContentTokenCount: rng.int(0, promptTokens) },
+      usageMetadata: {
+        promptTokenCount: promptTokens,
+        candidatesTokenCount: outTokens,
+        totalTokenCount: promptTokens + outTokens,
+        cachedContentTokenCount: rng.int(0, promptTokens),
+      },
     };
     return { record, ids };
   };

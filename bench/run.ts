@@ -171,10 +171,7 @@ interface SpawnTiming {
  * Spawns `args`; resolves with the time from spawn to the first stdout line for
  * which `match` is true (and /proc figures at that moment), after the process exits.
  */
-function timeSpawn(
-  args: string[],
-  opts: { cwd?: string; env?: NodeJS.ProcessEnv; match?: (line: Record<string, unknown>) => boolean },
-): Promise<SpawnTiming> {
+function timeSpawn(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; match?: (line: Record<string, unknown>) => boolean }): Promise<SpawnTiming> {
   return new Promise((resolvePromise, reject) => {
     const t0 = performance.now();
     const child = spawn(process.execPath, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -465,7 +462,7 @@ async function startup(env: { home: string; project: string }): Promise<void> {
     name: 'tiny resume: modules loaded',
     value: `${urls.length} modules (${own} mend, ${urls.filter((u) => u.startsWith('node:')).length} built-in); ${[...packages]
       .sort()
-      .map((p) => (perPackage.get(p) ?? 0) > 5 ? `${p} (${perPackage.get(p)})` : p)
+      .map((p) => ((perPackage.get(p) ?? 0) > 5 ? `${p} (${perPackage.get(p)})` : p))
       .join(' ')}`,
     baseline: '',
     wall: null,
@@ -512,7 +509,10 @@ async function measureQwen(session: QwenSession, reps: number, env: { home: stri
   for (let rep = 0; rep < reps; rep++) {
     const steps: Array<() => Promise<void>> = [
       async () => void figures.floor.push(await timeSpawn([floorProcessJs, session.path], { match: (l) => 'lines' in l })),
-      async () => void figures.mend.push(await timeSpawn([mendBin, '--resume', session.path, '-o', 'stream-json'], { cwd: env.project, env: mendEnv, match: isRecovery })),
+      async () =>
+        void figures.mend.push(
+          await timeSpawn([mendBin, '--resume', session.path, '-o', 'stream-json'], { cwd: env.project, env: mendEnv, match: isRecovery }),
+        ),
       async () => void figures.index.push(await timeSpawn([indexProcessJs, session.path], { match: (l) => 'entries' in l })),
     ];
     if (qwen) {
@@ -526,7 +526,11 @@ async function measureQwen(session: QwenSession, reps: number, env: { home: stri
   process.stderr.write('\n');
   if (smallHeap) {
     try {
-      const t = await timeSpawn([`--max-old-space-size=${SMALL_HEAP_MB}`, mendBin, '--resume', session.path, '-o', 'stream-json'], { cwd: env.project, env: mendEnv, match: isRecovery });
+      const t = await timeSpawn([`--max-old-space-size=${SMALL_HEAP_MB}`, mendBin, '--resume', session.path, '-o', 'stream-json'], {
+        cwd: env.project,
+        env: mendEnv,
+        match: isRecovery,
+      });
       figures.smallHeap = { ok: true, ms: t.ms, maxRssKb: t.maxRssKb };
     } catch (error) {
       figures.smallHeap = { ok: false, ms: NaN, maxRssKb: NaN, error: (error as Error).message.slice(0, 300) };
@@ -615,7 +619,9 @@ async function qwenFormat(env: { home: string; project: string }): Promise<void>
   log(qwen ? `Qwen Code found: ${qwen.bin} (${qwen.version})` : 'Qwen Code 0.24.4 not installed: mend is compared with the floor process only');
   const t = performance.now();
   const small = ensureQwenSession(join(benchDir, 'qwen-100k'), 'qwen-100k', 100_000, 11e4);
-  log(`${small.reused ? 'reusing' : 'generated'} ${relative(root, small.path)}: ${fmt(small.bytes / MB, 1)} MB (${fmt(small.bytes / small.records, 0)} B/record)${small.reused ? '' : ` (${ms(performance.now() - t)})`}`);
+  log(
+    `${small.reused ? 'reusing' : 'generated'} ${relative(root, small.path)}: ${fmt(small.bytes / MB, 1)} MB (${fmt(small.bytes / small.records, 0)} B/record)${small.reused ? '' : ` (${ms(performance.now() - t)})`}`,
+  );
   log('qwen-format 100k');
   const smallFigures = await measureQwen(small, Math.max(REPS, 5), env, false);
   let largeFigures: QwenFigures | null = null;
@@ -688,7 +694,9 @@ async function main(): Promise<void> {
     const t = performance.now();
     const s = ensureSession(benchDir, spec);
     sessions.set(spec.label, s);
-    log(`${s.reused ? 'reusing' : 'generated'} ${relative(root, s.path)}: ${fmt(s.bytes / MB, 1)} MB, ${s.records} records${s.reused ? '' : ` (${ms(performance.now() - t)})`}`);
+    log(
+      `${s.reused ? 'reusing' : 'generated'} ${relative(root, s.path)}: ${fmt(s.bytes / MB, 1)} MB, ${s.records} records${s.reused ? '' : ` (${ms(performance.now() - t)})`}`,
+    );
   }
 
   mkdirSync(benchDir, { recursive: true });
@@ -714,7 +722,9 @@ async function main(): Promise<void> {
     };
     pair('large-10mb', 'large-100mb', 'MB');
     pair('small-100k', 'small-1m', 'rec');
-    raw['files'] = Object.fromEntries([...stats].map(([k, v]) => [k, { bytes: v.session.bytes, records: v.session.records, floor: v.floor, read: v.read, loadplan: v.loadplan, cli: v.cli }]));
+    raw['files'] = Object.fromEntries(
+      [...stats].map(([k, v]) => [k, { bytes: v.session.bytes, records: v.session.records, floor: v.floor, read: v.read, loadplan: v.loadplan, cli: v.cli }]),
+    );
   } finally {
     rmSync(home, { recursive: true, force: true });
     rmSync(project, { recursive: true, force: true });

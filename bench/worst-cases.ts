@@ -20,7 +20,13 @@ const SID = '11111111-2222-4333-8444-555555555555';
 
 /** A prompt, then one model entry with `calls` calls; every other call has its result recorded. */
 export function manyCallsConversation(calls: number): ConversationRecord {
-  const base = (uuid: string, parentUuid: string | null) => ({ uuid, parentUuid, sessionId: SID, timestamp: '2026-01-01T00:00:00.000Z', version: 'mend/0.1.0' });
+  const base = (uuid: string, parentUuid: string | null) => ({
+    uuid,
+    parentUuid,
+    sessionId: SID,
+    timestamp: '2026-01-01T00:00:00.000Z',
+    version: 'mend/0.1.0',
+  });
   const callParts: Part[] = [];
   const resultParts: Part[] = [];
   for (let i = 0; i < calls; i++) {
@@ -47,7 +53,15 @@ export function manyCallsConversation(calls: number): ConversationRecord {
 /** A log whose assistant record is written in `pieces` fragments (one call each). */
 export function fragmentedLog(pieces: number): string {
   const lines: string[] = [
-    JSON.stringify({ uuid: 'u1', parentUuid: null, sessionId: SID, timestamp: 't', type: 'user', version: 'mend/0.1.0', message: { role: 'user', parts: [{ text: 'go' }] } }),
+    JSON.stringify({
+      uuid: 'u1',
+      parentUuid: null,
+      sessionId: SID,
+      timestamp: 't',
+      type: 'user',
+      version: 'mend/0.1.0',
+      message: { role: 'user', parts: [{ text: 'go' }] },
+    }),
   ];
   for (let i = 0; i < pieces; i++) {
     lines.push(

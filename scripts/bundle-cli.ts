@@ -28,7 +28,22 @@ await build({
   format: 'cjs',
   platform: 'node',
   target: 'node20',
-  external: ['openai', 'execa', 'pg', 'ink', 'ink-*', 'react', 'react/*', '@agentclientprotocol/*', 'hono', 'hono/*', '@hono/*', 'ndjson', 'eventsource-parser', 'eventsource-parser/*'],
+  external: [
+    'openai',
+    'execa',
+    'pg',
+    'ink',
+    'ink-*',
+    'react',
+    'react/*',
+    '@agentclientprotocol/*',
+    'hono',
+    'hono/*',
+    '@hono/*',
+    'ndjson',
+    'eventsource-parser',
+    'eventsource-parser/*',
+  ],
   // ESM code that asks for its own URL (yargs' shims) gets the bundle's.
   define: { 'import.meta.url': '__mendBundleUrl' },
   banner: { js: 'var __mendBundleUrl = require("node:url").pathToFileURL(__filename).href;\nvar __mendImport = globalThis[Symbol.for("mend.import")];' },
@@ -72,7 +87,13 @@ try {
     path,
     [
       { ...base, uuid: 'u1', parentUuid: null, type: 'user', message: { role: 'user', parts: [{ text: 'list the files' }] } },
-      { ...base, uuid: 'a1', parentUuid: 'u1', type: 'assistant', message: { role: 'model', parts: [{ functionCall: { id: 'c1', name: 'run_shell_command', args: { command: 'ls' } } }] } },
+      {
+        ...base,
+        uuid: 'a1',
+        parentUuid: 'u1',
+        type: 'assistant',
+        message: { role: 'model', parts: [{ functionCall: { id: 'c1', name: 'run_shell_command', args: { command: 'ls' } } }] },
+      },
     ]
       .map((r) => `${JSON.stringify(r)}\n`)
       .join(''),

@@ -48,7 +48,8 @@ async function main(argv: string[]): Promise<number> {
 
   if (list) {
     for (const row of KIND_TABLE) process.stdout.write(`kind table: ${row.when.padEnd(60)} -> ${row.kind}\n`);
-    for (const s of planSchedules({ points, full, seed })) process.stdout.write(`${String(s.id).padStart(5)}  ${s.category.padEnd(40)} ${describeSchedule(s)}\n`);
+    for (const s of planSchedules({ points, full, seed }))
+      process.stdout.write(`${String(s.id).padStart(5)}  ${s.category.padEnd(40)} ${describeSchedule(s)}\n`);
     return 0;
   }
 

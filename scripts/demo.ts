@@ -33,7 +33,8 @@ function summarize(line: string): string {
         .join('\n   ');
     }
     if (m['type'] === 'user') return `tool result: ${JSON.stringify((m['message'] as { content: unknown }).content).slice(0, 160)}...`;
-    if (m['type'] === 'result') return `result: ${String(m['subtype'])} ${String(m['result'] ?? (m['error'] as { message?: string } | undefined)?.message ?? '')}`;
+    if (m['type'] === 'result')
+      return `result: ${String(m['subtype'])} ${String(m['result'] ?? (m['error'] as { message?: string } | undefined)?.message ?? '')}`;
     return `${String(m['type'])}/${String(m['subtype'] ?? '')}`;
   } catch {
     return line;

@@ -108,8 +108,7 @@ function startWorker(): Promise<Worker> {
       if (message.type === 'ready') {
         scratchDirs.set(worker, message.dir);
         resolve(worker);
-      }
-      else reject(new Error(`fuzz worker said ${message.type} before ready`));
+      } else reject(new Error(`fuzz worker said ${message.type} before ready`));
     });
   });
 }
@@ -227,7 +226,9 @@ async function main(): Promise<number> {
   for (const [key, list] of groups) {
     const f = list[0]!;
     const families = [...new Set(list.map((x) => x.family))].join(',');
-    console.log(`FAIL x${list.length} [${families}] ${key}\n  e.g. ${f.problems.join(' | ').slice(0, 400)}\n  replay: npm run fuzz -- --case ${f.caseSeed} --index ${f.index}`);
+    console.log(
+      `FAIL x${list.length} [${families}] ${key}\n  e.g. ${f.problems.join(' | ').slice(0, 400)}\n  replay: npm run fuzz -- --case ${f.caseSeed} --index ${f.index}`,
+    );
   }
   for (const h of hangs) {
     const running = h.from === null || h.to === null ? [] : Array.from({ length: h.to - h.from + 1 }, (_, k) => h.from! + k);

@@ -7,7 +7,16 @@ import { MendError } from '../errors.js';
 import type { ServeOptions } from '../frontends/daemon/serve.js';
 import type { StdioRunOptions } from '../frontends/shared/run-options.js';
 import { APPROVAL_MODES, REFUSED_APPROVAL_MODES, approvalModeFromAlias, type ApprovalMode } from '../stream/approval-modes.js';
-import { CLAUDE_BOOLEAN_FLAGS, CLAUDE_IGNORED_FLAGS, CLAUDE_REFUSED_FLAGS, CLAUDE_REFUSED_REASONS, NO_PERSISTENCE_REASON, coreToolsOf, permissionPromptsOf, toolRules } from './claude-flags.js';
+import {
+  CLAUDE_BOOLEAN_FLAGS,
+  CLAUDE_IGNORED_FLAGS,
+  CLAUDE_REFUSED_FLAGS,
+  CLAUDE_REFUSED_REASONS,
+  NO_PERSISTENCE_REASON,
+  coreToolsOf,
+  permissionPromptsOf,
+  toolRules,
+} from './claude-flags.js';
 import { exitCodeTableText } from '../stream/exit-codes.js';
 import { DEFAULT_TOOL_ENV_POLICY, parseToolEnvPolicy, type ToolEnvPolicy } from '../tools/tool-env.js';
 
@@ -65,7 +74,10 @@ const VALUE_OPTIONS = ['resume', 'sessionId', 'planId', 'model', 'fallbackModel'
 
 function splitList(values: unknown): string[] {
   const list = Array.isArray(values) ? values : values === undefined ? [] : [values];
-  return list.flatMap((v) => String(v).split(',')).map((s) => s.trim()).filter(Boolean);
+  return list
+    .flatMap((v) => String(v).split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 function build(argv: string[]) {
@@ -118,9 +130,17 @@ function build(argv: string[]) {
       default: 'default',
       describe: `${APPROVAL_MODES.join(' | ')} (Claude's acceptEdits and bypassPermissions are accepted)`,
     })
-    .option('allowed-tools', { alias: 'allowedTools', type: 'string', array: true, describe: 'tool names allowed without approval (a,b,c; Claude names and Bash(cmd:*) rules too)' })
+    .option('allowed-tools', {
+      alias: 'allowedTools',
+      type: 'string',
+      array: true,
+      describe: 'tool names allowed without approval (a,b,c; Claude names and Bash(cmd:*) rules too)',
+    })
     .option('tools', { type: 'string', array: true, describe: 'offer only these tools (a,b; "default": all), as Claude Code\'s --tools' })
-    .option('permission-prompt-tool', { type: 'string', describe: 'stdio: ask the stream-json host before tools that need approval (Claude Code\'s canUseTool)' })
+    .option('permission-prompt-tool', {
+      type: 'string',
+      describe: "stdio: ask the stream-json host before tools that need approval (Claude Code's canUseTool)",
+    })
     .option('debug-file', { type: 'string', describe: 'write the --debug diagnostics to this file (implies --debug)' })
     .option('max-turns', { type: 'number', default: 50 })
     .option('model', { type: 'string' })
@@ -134,7 +154,10 @@ function build(argv: string[]) {
       array: true,
       describe: 'another directory the file tools may use besides the project root (repeatable; a,b)',
     })
-    .option('tool-env', { type: 'string', describe: 'environment of tool commands: scrub (default: no credentials or *_KEY/*_TOKEN/*_SECRET/*PASSWORD*), inherit, or allow:A,B' })
+    .option('tool-env', {
+      type: 'string',
+      describe: 'environment of tool commands: scrub (default: no credentials or *_KEY/*_TOKEN/*_SECRET/*PASSWORD*), inherit, or allow:A,B',
+    })
     .option('system-prompt', { type: 'string', describe: 'replace the built-in system prompt' })
     .option('append-system-prompt', { type: 'string', describe: 'append text to the system prompt' })
     .option('permission-timeout', { type: 'number', default: 60_000, describe: 'ms to wait for a host approval' })
@@ -143,10 +166,16 @@ function build(argv: string[]) {
     .option('verbose', {
       type: 'boolean',
       default: false,
-      describe: "text output: every step's text, not only the final answer; with --input-format stream-json: Claude Code's permission rule (ask the host only with --permission-prompt-tool=stdio)",
+      describe:
+        "text output: every step's text, not only the final answer; with --input-format stream-json: Claude Code's permission rule (ask the host only with --permission-prompt-tool=stdio)",
     })
     .option('core-tools', { type: 'string', array: true, describe: 'offer only these tools to the model (a,b)' })
-    .option('exclude-tools', { alias: 'disallowedTools', type: 'string', array: true, describe: 'never offer these tools to the model (a,b; Claude names and Bash(cmd:*) rules too)' })
+    .option('exclude-tools', {
+      alias: 'disallowedTools',
+      type: 'string',
+      array: true,
+      describe: 'never offer these tools to the model (a,b; Claude names and Bash(cmd:*) rules too)',
+    })
     .option('max-session-turns', { type: 'number', hidden: true, describe: "Qwen Code's name for --max-turns" })
     .option('help', { alias: 'h', type: 'boolean', describe: 'show help' })
     .option('version', { alias: 'v', type: 'boolean', describe: 'show version' })
@@ -162,7 +191,8 @@ function build(argv: string[]) {
       throw new MendError('usage', message || error?.message || 'invalid arguments');
     });
   // Compatibility flags of other hosts' SDKs, hidden; added one by one so they do not widen the parsed type.
-  for (const flag of [...IGNORED_VALUE_FLAGS, ...REFUSED_FLAGS, ...CLAUDE_IGNORED_FLAGS, ...CLAUDE_REFUSED_FLAGS]) parser.option(flag, { type: 'string', hidden: true });
+  for (const flag of [...IGNORED_VALUE_FLAGS, ...REFUSED_FLAGS, ...CLAUDE_IGNORED_FLAGS, ...CLAUDE_REFUSED_FLAGS])
+    parser.option(flag, { type: 'string', hidden: true });
   for (const flag of CLAUDE_BOOLEAN_FLAGS) parser.option(flag, { type: 'boolean', hidden: true });
   parser.option('session-persistence', { type: 'boolean', hidden: true });
   return parser;
@@ -249,10 +279,17 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * Flags other hosts' SDKs pass that mean nothing to mend (debug-noted): Qwen Code's
  * SDK sends them for its own features (subagents, extensions, MCP, worktrees).
  */
-const IGNORED_VALUE_FLAGS = ['auth-type', 'max-tool-calls', 'max-subagent-depth', 'extensions', 'allowed-mcp-server-names', 'disabled-slash-commands', 'worktree'] as const;
+const IGNORED_VALUE_FLAGS = [
+  'auth-type',
+  'max-tool-calls',
+  'max-subagent-depth',
+  'extensions',
+  'allowed-mcp-server-names',
+  'disabled-slash-commands',
+  'worktree',
+] as const;
 /** Flags whose meaning mend cannot honour, where silently ignoring them would surprise (a sandbox, TLS, a proxy). */
 const REFUSED_FLAGS = ['sandbox', 'safe-mode', 'insecure', 'proxy'] as const;
-
 
 function approvalModeOf(value: string): ApprovalMode {
   const mode = approvalModeFromAlias(value);
@@ -272,7 +309,9 @@ function toolEnvOf(value: string | undefined): ToolEnvPolicy {
 }
 
 function serveOptions(a: Record<string, unknown>): Omit<Extract<ParsedCommand, { command: 'serve' }>['options'], 'store'> {
-  const runOnly = ['prompt', 'resume', 'session-id'].filter((k) => a[k] !== undefined).concat(['continue', 'fork-session', 'continue-interrupted', 'auto-continue'].filter((k) => a[k] === true));
+  const runOnly = ['prompt', 'resume', 'session-id']
+    .filter((k) => a[k] !== undefined)
+    .concat(['continue', 'fork-session', 'continue-interrupted', 'auto-continue'].filter((k) => a[k] === true));
   if (runOnly.length > 0) throw new MendError('usage', `mend serve does not take --${runOnly[0]}: sessions are opened through its API`);
   const port = a['port'] as number;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new MendError('usage', '--port takes a whole number from 0 to 65535');
@@ -303,7 +342,8 @@ function serveOptions(a: Record<string, unknown>): Omit<Extract<ParsedCommand, {
 
 function validateRunOptions(o: RunOptions, a: Record<string, unknown> = {}): void {
   for (const flag of REFUSED_FLAGS) {
-    if (a[flag] !== undefined) throw new MendError('usage', `--${flag} is not supported by mend: it has no sandbox and makes model requests directly; remove the flag`);
+    if (a[flag] !== undefined)
+      throw new MendError('usage', `--${flag} is not supported by mend: it has no sandbox and makes model requests directly; remove the flag`);
   }
   for (const key of VALUE_OPTIONS) {
     const value = o[key];
@@ -311,7 +351,11 @@ function validateRunOptions(o: RunOptions, a: Record<string, unknown> = {}): voi
     const flag = `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
     // An empty --resume is refused where every --resume value is judged (invalid_resume_target).
     if (value.trim() === '' && key !== 'resume') throw new MendError('usage', `${flag} needs a value`);
-    if (value.startsWith('-')) throw new MendError('usage', `${flag} got ${JSON.stringify(value)}, which looks like a flag (session ids, model names, URLs and paths never start with '-')`);
+    if (value.startsWith('-'))
+      throw new MendError(
+        'usage',
+        `${flag} got ${JSON.stringify(value)}, which looks like a flag (session ids, model names, URLs and paths never start with '-')`,
+      );
   }
   if (o.sessionId !== undefined && (o.continue || o.resume !== undefined || a['continue'] === true)) {
     throw new MendError('usage', '--session-id cannot be combined with --continue or --resume');

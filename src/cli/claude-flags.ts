@@ -17,7 +17,10 @@ function last<T>(value: T | T[]): T {
 
 function splitList(values: unknown): string[] {
   const list = Array.isArray(values) ? values : values === undefined ? [] : [values];
-  return list.flatMap((v) => String(v).split(',')).map((s) => s.trim()).filter(Boolean);
+  return list
+    .flatMap((v) => String(v).split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** Value flags ignored: model tuning mend's providers do not have, Claude Code's own config and plugins. */
@@ -56,8 +59,8 @@ export const CLAUDE_BOOLEAN_FLAGS = [
 /** Flags refused: the host asked for something mend would otherwise quietly not do. */
 export const CLAUDE_REFUSED_REASONS = {
   'json-schema': 'structured output (outputFormat) is not implemented; the result would carry no structured_output',
-  agent: 'named agents are not implemented; the prompt would run without the agent\'s instructions and tools',
-  'mcp-config': 'mend has no MCP client; the servers\' tools would not exist (pass mcpServers in initialize to be told so without failing)',
+  agent: "named agents are not implemented; the prompt would run without the agent's instructions and tools",
+  'mcp-config': "mend has no MCP client; the servers' tools would not exist (pass mcpServers in initialize to be told so without failing)",
   'resume-session-at': 'mend resumes a whole session; it cannot cut its history at a message',
   'resume-drops-turn': 'mend resumes a whole session; use its recovery plan (--continue-interrupted) for an unfinished turn',
 } as const;

@@ -87,10 +87,11 @@ export interface Composition {
 }
 
 /** Everything a runtime needs, from the process's environment and the parsed options. */
-export type ComposeOptions = Pick<RunOptions, 'provider' | 'scriptedResponses' | 'baseUrl'> & Partial<Pick<RunOptions, 'addDirs' | 'toolEnv' | 'store' | 'fallbackModel'>> & {
-  /** A JSONL home of this run's own instead of MEND_HOME / --store (--no-session-persistence). */
-  privateHome?: string | undefined;
-};
+export type ComposeOptions = Pick<RunOptions, 'provider' | 'scriptedResponses' | 'baseUrl'> &
+  Partial<Pick<RunOptions, 'addDirs' | 'toolEnv' | 'store' | 'fallbackModel'>> & {
+    /** A JSONL home of this run's own instead of MEND_HOME / --store (--no-session-persistence). */
+    privateHome?: string | undefined;
+  };
 
 /** The session store the flags and the environment name: --store, else MEND_STORE, else JSONL under MEND_HOME. */
 export async function composeStore(io: MainIo, flag: string | undefined, privateHome?: string): Promise<SessionStore> {
@@ -163,7 +164,13 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
     return ExitCode.success;
   }
 
-  if (parsed.command === 'plan' || parsed.command === 'sessions-list' || parsed.command === 'sessions-export' || parsed.command === 'sessions-import' || parsed.command === 'store-migrate') {
+  if (
+    parsed.command === 'plan' ||
+    parsed.command === 'sessions-list' ||
+    parsed.command === 'sessions-export' ||
+    parsed.command === 'sessions-import' ||
+    parsed.command === 'store-migrate'
+  ) {
     let composed: Composition;
     try {
       composed = await compose(io, { provider: undefined, scriptedResponses: undefined, baseUrl: undefined, store: (parsed as { store?: string }).store });
@@ -213,24 +220,28 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
   // --no-session-persistence: the session lives in a private temporary home, removed when the run ends.
   const privateHome = parsedOptions.noSessionPersistence ? mkdtempSync(join(tmpdir(), 'mend-ephemeral-')) : undefined;
   const options = { ...parsedOptions, privateHome };
-  return withSignals(controller, async () => {
-    let host: HostEnv;
-    try {
-      host = await hostEnv(io, options, controller.signal);
-    } catch (error) {
-      return reportEarlyError(io, argv, errorCodeOf(error), errorMessageOf(error));
-    }
-    // --debug-file (Claude's SDK passes it for its debug option): the diagnostics go to that file, not stderr.
-    const debugFile = options.debugFile === undefined ? undefined : createWriteStream(resolve(io.cwd, options.debugFile), { flags: 'a' });
-    if (debugFile) debugFile.on('error', () => undefined);
-    try {
-      return await runFrontEnd(options, debugFile ? { ...host, stderr: debugFile as unknown as HostEnv['stderr'] } : host);
-    } finally {
-      debugFile?.end();
-      await host.runtime.store.close();
-      if (privateHome !== undefined) rmSync(privateHome, { recursive: true, force: true });
-    }
-  }, io.stdout);
+  return withSignals(
+    controller,
+    async () => {
+      let host: HostEnv;
+      try {
+        host = await hostEnv(io, options, controller.signal);
+      } catch (error) {
+        return reportEarlyError(io, argv, errorCodeOf(error), errorMessageOf(error));
+      }
+      // --debug-file (Claude's SDK passes it for its debug option): the diagnostics go to that file, not stderr.
+      const debugFile = options.debugFile === undefined ? undefined : createWriteStream(resolve(io.cwd, options.debugFile), { flags: 'a' });
+      if (debugFile) debugFile.on('error', () => undefined);
+      try {
+        return await runFrontEnd(options, debugFile ? { ...host, stderr: debugFile as unknown as HostEnv['stderr'] } : host);
+      } finally {
+        debugFile?.end();
+        await host.runtime.store.close();
+        if (privateHome !== undefined) rmSync(privateHome, { recursive: true, force: true });
+      }
+    },
+    io.stdout,
+  );
 
   async function runFrontEnd(options: RunOptions, host: HostEnv): Promise<number> {
     if (options.acp) {
@@ -238,10 +249,21 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
       return await runAcp(options, host);
     }
     // The terminal UI: a TTY on both ends and nothing that asks for a headless run (-p, stream-json, json, a continuation flag).
-    const headless = options.prompt !== undefined || options.promptFromStdin || options.inputFormat !== 'text' || options.outputFormat !== 'text' || options.continueInterrupted || options.autoContinue;
+    const headless =
+      options.prompt !== undefined ||
+      options.promptFromStdin ||
+      options.inputFormat !== 'text' ||
+      options.outputFormat !== 'text' ||
+      options.continueInterrupted ||
+      options.autoContinue;
     const terminal = (io.stdin as { isTTY?: boolean }).isTTY === true && (io.stdout as { isTTY?: boolean }).isTTY === true;
     if (options.promptInteractive !== undefined && (headless || !terminal)) {
-      return reportEarlyError(io, argv, 'usage', '-i/--prompt-interactive needs a terminal on stdin and stdout, without -p, --input-format stream-json or -o json|stream-json');
+      return reportEarlyError(
+        io,
+        argv,
+        'usage',
+        '-i/--prompt-interactive needs a terminal on stdin and stdout, without -p, --input-format stream-json or -o json|stream-json',
+      );
     }
     if (!headless && terminal) {
       const { runTui } = await import('../frontends/tui/run-tui.js');

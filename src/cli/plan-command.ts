@@ -40,7 +40,12 @@ export async function planCommand(args: { target: string; json: boolean; full: b
         diagnostics: plan.diagnostics,
         historyGaps: loaded.historyGaps,
         continuation: plan.continuation
-          ? { mode: plan.continuation.mode, displayText: plan.continuation.displayText, parts: plan.continuation.parts, syntheticCallIds: plan.continuation.syntheticCallIds }
+          ? {
+              mode: plan.continuation.mode,
+              displayText: plan.continuation.displayText,
+              parts: plan.continuation.parts,
+              syntheticCallIds: plan.continuation.syntheticCallIds,
+            }
           : null,
         history: summary.history,
       };
@@ -60,8 +65,20 @@ export async function planCommand(args: { target: string; json: boolean; full: b
       `attempts  ${plan.previousAttempts} earlier recovery attempt(s)`,
       `history   ${summary.history.records} records, ${summary.history.api_entries} API entries, ${summary.history.gaps} gap(s), ${summary.history.malformed_lines} malformed line(s)${summary.history.torn_tail ? ', torn tail' : ''}`,
       `repairs   ${plan.repairs.length === 0 ? 'none' : ''}`,
-      ...plan.repairs.map((r) => `  - ${r.type} ${Object.entries(r).filter(([k]) => k !== 'type').map(([k, v]) => `${k}=${String(v)}`).join(' ')}`),
-      ...plan.diagnostics.map((d) => `  ! ${d.code} ${Object.entries(d).filter(([k]) => k !== 'code').map(([k, v]) => `${k}=${String(v)}`).join(' ')}`),
+      ...plan.repairs.map(
+        (r) =>
+          `  - ${r.type} ${Object.entries(r)
+            .filter(([k]) => k !== 'type')
+            .map(([k, v]) => `${k}=${String(v)}`)
+            .join(' ')}`,
+      ),
+      ...plan.diagnostics.map(
+        (d) =>
+          `  ! ${d.code} ${Object.entries(d)
+            .filter(([k]) => k !== 'code')
+            .map(([k, v]) => `${k}=${String(v)}`)
+            .join(' ')}`,
+      ),
       `continue  ${plan.continuation ? `${plan.continuation.mode}: ${plan.continuation.displayText}` : 'nothing to continue'}`,
     ];
     if (plan.visibleNotice) lines.push('', plan.visibleNotice);

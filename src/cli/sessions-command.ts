@@ -8,7 +8,10 @@ import type { RuntimeDeps } from '../runtime/session-runtime.js';
 import { ExitCode, exitCodeFor } from '../stream/exit-codes.js';
 import type { CommandIo } from './plan-command.js';
 
-export type SessionListing = Pick<ProjectSessionRow, 'id' | 'path' | 'started' | 'lastUpdate' | 'records' | 'firstPrompt' | 'kind' | 'cause' | 'planId' | 'error'>;
+export type SessionListing = Pick<
+  ProjectSessionRow,
+  'id' | 'path' | 'started' | 'lastUpdate' | 'records' | 'firstPrompt' | 'kind' | 'cause' | 'planId' | 'error'
+>;
 
 /** The rows `sessions list` prints. One unreadable session does not hide the others: it is listed with its error. */
 async function listRows(deps: RuntimeDeps): Promise<SessionListing[]> {

@@ -11,10 +11,7 @@ import { exportSession, importSession } from '../store/session-transfer.js';
 import { ExitCode, exitCodeFor } from '../stream/exit-codes.js';
 import type { CommandIo } from './plan-command.js';
 
-export type StoreCommand =
-  | { command: 'sessions-export'; target: string }
-  | { command: 'sessions-import'; source: string }
-  | { command: 'store-migrate' };
+export type StoreCommand = { command: 'sessions-export'; target: string } | { command: 'sessions-import'; source: string } | { command: 'store-migrate' };
 
 export async function storeCommand(args: StoreCommand, io: CommandIo & { stdin: NodeJS.ReadableStream }): Promise<number> {
   const { store, scope, identity } = io.runtime;

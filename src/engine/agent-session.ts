@@ -11,7 +11,14 @@ import type { SessionRecoveryPlan } from '../recovery/plan-types.js';
 import { toRecoveryDebugPayload } from '../recovery/debug-payload.js';
 import { validateProviderHistory } from '../recovery/validate-history.js';
 import { MendError, errorCodeOf, errorMessageOf, isMendError } from '../errors.js';
-import { MAX_CALLS_PER_RESPONSE, ResponseAccumulator, invalidArgsOf, type ModelProvider, type ProviderEvent, type ToolDeclaration } from '../providers/provider.js';
+import {
+  MAX_CALLS_PER_RESPONSE,
+  ResponseAccumulator,
+  invalidArgsOf,
+  type ModelProvider,
+  type ProviderEvent,
+  type ToolDeclaration,
+} from '../providers/provider.js';
 import { invalidArgsMessage } from '../tools/invalid-args.js';
 import { turnAbortReasonOf, type ChatRecord, type Content, type Part, type TurnAbortReason } from '../session/records.js';
 import type { EngineEvent, PermissionDenial, ToolCallInfo, ToolCallStatus, TurnOutcome } from './engine-events.js';
@@ -73,8 +80,7 @@ function abortReason(signal: AbortSignal): TurnAbortReason {
   return turnAbortReasonOf(signal.reason);
 }
 
-const ABORTED_TOOL_MESSAGE =
-  'Tool execution was aborted by the user before it finished. Its effects may be partial; check the state before running it again.';
+const ABORTED_TOOL_MESSAGE = 'Tool execution was aborted by the user before it finished. Its effects may be partial; check the state before running it again.';
 const NOT_STARTED_MESSAGE = 'Tool was not started: the turn was aborted by the user before this call ran.';
 
 export class AgentSession {
@@ -123,7 +129,11 @@ export class AgentSession {
     const parts = capTextParts(prompt);
     const cut = parts.filter((p, i) => p !== prompt[i]).length;
     if (cut > 0) {
-      this.deps.emit({ type: 'warning', code: 'prompt_truncated', message: `${cut} part(s) of the prompt were over the ${MAX_TEXT_PART_BYTES}-byte record cap and were cut (the model sees a marker where)` });
+      this.deps.emit({
+        type: 'warning',
+        code: 'prompt_truncated',
+        message: `${cut} part(s) of the prompt were over the ${MAX_TEXT_PART_BYTES}-byte record cap and were cut (the model sees a marker where)`,
+      });
     }
     const record = this.deps.builder.user(parts);
     await this.write(record, true);
@@ -197,7 +207,15 @@ export class AgentSession {
             // Memory and log must agree: the next turn continues after this partial answer.
             this.history.push({ role: 'model', parts: partial });
             // And the host sees what was logged: the partial answer is a message like any other.
-            this.deps.emit({ type: 'assistant_message', uuid: record.uuid, messageId, model: provider.model, parts: partial, stopReason: 'aborted', usage: response.usage });
+            this.deps.emit({
+              type: 'assistant_message',
+              uuid: record.uuid,
+              messageId,
+              model: provider.model,
+              parts: partial,
+              stopReason: 'aborted',
+              usage: response.usage,
+            });
           }
           return await this.aborted(opts.signal, finish);
         }
@@ -219,7 +237,10 @@ export class AgentSession {
           stopReason: calls.length > 0 ? 'tool_use' : response.stopReason,
           usage: response.usage,
         });
-        const text = response.parts.filter((p) => typeof p.text === 'string' && !p.thought).map((p) => p.text).join('');
+        const text = response.parts
+          .filter((p) => typeof p.text === 'string' && !p.thought)
+          .map((p) => p.text)
+          .join('');
         if (text) lastText = text;
         if (calls.length === 0) return finish({ status: 'success', text: lastText });
 
@@ -229,7 +250,16 @@ export class AgentSession {
           if (opts.signal.aborted) {
             // Known outcome: these never ran. Record that instead of leaving them dangling.
             for (const rest of calls.slice(i)) {
-              results.push(await this.recordResult({ id: rest.id ?? '', name: rest.name, args: rest.args ?? {} }, NOT_STARTED_MESSAGE, true, 'cancelled', undefined, 'not_started'));
+              results.push(
+                await this.recordResult(
+                  { id: rest.id ?? '', name: rest.name, args: rest.args ?? {} },
+                  NOT_STARTED_MESSAGE,
+                  true,
+                  'cancelled',
+                  undefined,
+                  'not_started',
+                ),
+              );
             }
             break;
           }
@@ -256,10 +286,14 @@ export class AgentSession {
           this.deps.emit({ type: 'tool_call_started', call: executedArgs ? { ...call, args: executedArgs } : call });
           const outcome = await this.deps.tools.run({ ...call, args: executedArgs ?? call.args }, opts.signal);
           if (opts.signal.aborted) {
-            results.push(await this.recordResult(call, `${ABORTED_TOOL_MESSAGE}\n${outcome.output}`.trim(), true, 'cancelled', undefined, 'cancelled', executedArgs));
+            results.push(
+              await this.recordResult(call, `${ABORTED_TOOL_MESSAGE}\n${outcome.output}`.trim(), true, 'cancelled', undefined, 'cancelled', executedArgs),
+            );
             continue;
           }
-          results.push(await this.recordResult(call, outcome.output, outcome.isError, outcome.isError ? 'error' : 'success', outcome.display, undefined, executedArgs));
+          results.push(
+            await this.recordResult(call, outcome.output, outcome.isError, outcome.isError ? 'error' : 'success', outcome.display, undefined, executedArgs),
+          );
         }
         this.history.push({ role: 'user', parts: results });
         if (opts.signal.aborted) return await this.aborted(opts.signal, finish);

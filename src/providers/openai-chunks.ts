@@ -14,10 +14,7 @@ const optionalString = z.string().nullish().catch(undefined);
 const ToolCallDeltaSchema = z.looseObject({
   index: z.number().int().nonnegative().nullish().catch(undefined),
   id: optionalString,
-  function: z
-    .looseObject({ name: optionalString, arguments: optionalString })
-    .nullish()
-    .catch(undefined),
+  function: z.looseObject({ name: optionalString, arguments: optionalString }).nullish().catch(undefined),
 });
 
 const DeltaSchema = z.looseObject({

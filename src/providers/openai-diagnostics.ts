@@ -79,8 +79,7 @@ export function completionAsChunk(json: unknown): Record<string, unknown> | unde
   const { choices, usage } = json as { choices?: unknown; usage?: unknown };
   if (!Array.isArray(choices)) return undefined;
   const first = choices.find((choice: { index?: unknown }) => (choice?.index ?? 0) === 0) as
-    | { message?: Record<string, unknown>; finish_reason?: unknown }
-    | undefined;
+    { message?: Record<string, unknown>; finish_reason?: unknown } | undefined;
   const message = first?.message;
   if (!message || typeof message !== 'object') return undefined;
   const toolCalls = Array.isArray(message.tool_calls) ? (message.tool_calls as Array<Record<string, unknown>>) : [];

@@ -163,11 +163,10 @@ export class OpenAIProvider implements ModelProvider {
         { ...base, status: 200, reason: 'bad_response' },
       );
     }
-    return new MendError(
-      'provider_error',
-      `model stream from ${this.where} ended before the response finished (no finish_reason after ${chunks} chunk(s))`,
-      { ...base, reason: 'incomplete' },
-    );
+    return new MendError('provider_error', `model stream from ${this.where} ended before the response finished (no finish_reason after ${chunks} chunk(s))`, {
+      ...base,
+      reason: 'incomplete',
+    });
   }
 
   private requireConfig(): { apiKey: string; model: string } {

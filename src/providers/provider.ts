@@ -214,9 +214,7 @@ function parseArgs(raw: string): ParsedArgs {
 }
 
 /** Drains an event stream into the final response. Errors from the stream propagate. */
-export async function collectResponse(
-  events: AsyncIterable<ProviderEvent> | Iterable<ProviderEvent>,
-): Promise<CollectedResponse> {
+export async function collectResponse(events: AsyncIterable<ProviderEvent> | Iterable<ProviderEvent>): Promise<CollectedResponse> {
   const accumulator = new ResponseAccumulator();
   for await (const event of events) accumulator.push(event);
   return accumulator.result();

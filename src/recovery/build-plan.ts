@@ -55,28 +55,20 @@ function describeParts(parts: readonly Part[], synthetic: readonly string[]): st
   const results = parts.filter((p) => p.functionResponse).length;
   const pieces: string[] = [];
   if (results > 0) {
-    pieces.push(
-      `${results} tool result${results === 1 ? '' : 's'}${synthetic.length > 0 ? ` (${synthetic.length} marked failed: outcome unknown)` : ''}`,
-    );
+    pieces.push(`${results} tool result${results === 1 ? '' : 's'}${synthetic.length > 0 ? ` (${synthetic.length} marked failed: outcome unknown)` : ''}`);
   }
   if (texts.length > 0) pieces.push(texts.join('\n'));
   return pieces.join('; ');
 }
 
-function buildContinuation(
-  kind: SessionRecoveryKind,
-  apiHistory: readonly Content[],
-  synthesized: readonly string[],
-): RecoveryContinuation | undefined {
+function buildContinuation(kind: SessionRecoveryKind, apiHistory: readonly Content[], synthesized: readonly string[]): RecoveryContinuation | undefined {
   if (kind !== 'interrupted_prompt' && kind !== 'interrupted_turn') return undefined;
   // Everything after the last model entry of the history that is sent: executing the
   // continuation sends apiHistory as it is, so these parts reach the model exactly once.
   const parts = apiHistory.slice(lastModelEntryIndex(apiHistory) + 1).flatMap((entry) => entry.parts);
   // A set: with 160k calls, includes() per part made this quadratic.
   const synthetic = new Set(synthesized);
-  const syntheticCallIds = parts
-    .map((p) => p.functionResponse?.id)
-    .filter((id): id is string => id !== undefined && synthetic.has(id));
+  const syntheticCallIds = parts.map((p) => p.functionResponse?.id).filter((id): id is string => id !== undefined && synthetic.has(id));
   return {
     mode: kind === 'interrupted_turn' ? 'tool_result_parts' : 'retry_user_parts',
     // cloneJson: structuredClone was most of the plan time over a turn of 160k calls.

@@ -11,12 +11,7 @@ import type { Content, SessionRecoveryKind } from '../session/records.js';
 
 export const PLAN_ID_PATTERN = /^rp_[0-9a-f]{16}$/;
 
-export function derivePlanId(input: {
-  sessionId: string;
-  leafUuid: string | null;
-  kind: SessionRecoveryKind;
-  tail: readonly Content[];
-}): string {
+export function derivePlanId(input: { sessionId: string; leafUuid: string | null; kind: SessionRecoveryKind; tail: readonly Content[] }): string {
   const canonical = JSON.stringify([input.sessionId, input.leafUuid, input.kind, input.tail]);
   return `rp_${createHash('sha256').update(canonical).digest('hex').slice(0, 16)}`;
 }

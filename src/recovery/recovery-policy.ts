@@ -14,12 +14,7 @@ export interface RecoveryPolicy {
   requiresUserConfirmation: boolean;
 }
 
-export function decidePolicy(input: {
-  kind: SessionRecoveryKind;
-  cause: RecoveryCause;
-  previousAttempts: number;
-  allowAutoContinue: boolean;
-}): RecoveryPolicy {
+export function decidePolicy(input: { kind: SessionRecoveryKind; cause: RecoveryCause; previousAttempts: number; allowAutoContinue: boolean }): RecoveryPolicy {
   const canContinue = (input.kind === 'interrupted_prompt' || input.kind === 'interrupted_turn') && input.cause !== 'running';
   const blocked = input.previousAttempts > 0 || input.cause === 'aborted' || input.cause === 'failed';
   const canAutoContinue = canContinue && input.allowAutoContinue && !blocked;

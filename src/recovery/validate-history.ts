@@ -50,9 +50,7 @@ export function validateProviderHistory(contents: readonly Content[]): HistoryVa
       problems.push(`entry ${i + 1}: result entry holds parts other than tool results`);
     }
     if (answered.length !== callIds.length || answered.some((id, k) => id !== callIds[k])) {
-      problems.push(
-        `entry ${i + 1}: results [${answered.join(', ')}] do not answer calls [${callIds.join(', ')}] once each in order`,
-      );
+      problems.push(`entry ${i + 1}: results [${answered.join(', ')}] do not answer calls [${callIds.join(', ')}] once each in order`);
     }
     // Providers pair a result with its call by id and function name.
     next.parts.forEach((p, k) => {

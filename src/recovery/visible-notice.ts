@@ -35,9 +35,7 @@ function stopPhrase(cause: RecoveryCause, abortReason: string | undefined, lastE
 function liveTail(input: { kind: SessionRecoveryKind; unfinishedCalls: readonly string[]; continuationPartCount: number }): string[] {
   switch (input.kind) {
     case 'interrupted_turn':
-      return [
-        `Its current turn has ${plural(input.unfinishedCalls.length, 'tool call')} without a recorded result yet (${listCalls(input.unfinishedCalls)}).`,
-      ];
+      return [`Its current turn has ${plural(input.unfinishedCalls.length, 'tool call')} without a recorded result yet (${listCalls(input.unfinishedCalls)}).`];
     case 'interrupted_prompt':
       return [`Its current turn is waiting for the model (${plural(input.continuationPartCount, 'user part')}).`];
     case 'degraded_history':
@@ -76,37 +74,35 @@ export function buildVisibleNotice(input: {
   if (writer) sentences.push(...liveTail(input));
   // A live session has not stopped: its open calls may still be running, so nothing
   // about failed calls or continuing applies (liveTail says what its tail holds).
-  else switch (input.kind) {
-    case 'interrupted_turn':
-      sentences.push(
-        `${stop} with ${plural(input.unfinishedCalls.length, 'unfinished tool call')} (${listCalls(input.unfinishedCalls)}).`,
-        'They were marked as failed with an unknown outcome so the history can be sent safely; nothing is re-run automatically.',
-        'If you continue, the model sees the failure and should check the current state before retrying.',
-      );
-      break;
-    case 'interrupted_prompt':
-      sentences.push(
-        `${stop} before the model answered: ${plural(input.continuationPartCount, 'unanswered user part')}.`,
-        'If you continue, they are sent to the model once.',
-      );
-      break;
-    case 'degraded_history': {
-      const damage = [
-        input.gapCount > 0 ? plural(input.gapCount, 'history gap') : undefined,
-        input.hasCycle ? 'a parent cycle' : undefined,
-      ].filter(Boolean);
-      sentences.push(
-        `The session history is damaged (${damage.join(' and ')}): only the records after the damage can be used.`,
-        'It will not be continued automatically; a new prompt needs --accept-degraded.',
-      );
-      if (input.cause === 'aborted' || input.cause === 'failed') sentences.push(`${stop}.`);
-      break;
+  else
+    switch (input.kind) {
+      case 'interrupted_turn':
+        sentences.push(
+          `${stop} with ${plural(input.unfinishedCalls.length, 'unfinished tool call')} (${listCalls(input.unfinishedCalls)}).`,
+          'They were marked as failed with an unknown outcome so the history can be sent safely; nothing is re-run automatically.',
+          'If you continue, the model sees the failure and should check the current state before retrying.',
+        );
+        break;
+      case 'interrupted_prompt':
+        sentences.push(
+          `${stop} before the model answered: ${plural(input.continuationPartCount, 'unanswered user part')}.`,
+          'If you continue, they are sent to the model once.',
+        );
+        break;
+      case 'degraded_history': {
+        const damage = [input.gapCount > 0 ? plural(input.gapCount, 'history gap') : undefined, input.hasCycle ? 'a parent cycle' : undefined].filter(Boolean);
+        sentences.push(
+          `The session history is damaged (${damage.join(' and ')}): only the records after the damage can be used.`,
+          'It will not be continued automatically; a new prompt needs --accept-degraded.',
+        );
+        if (input.cause === 'aborted' || input.cause === 'failed') sentences.push(`${stop}.`);
+        break;
+      }
+      case 'clean':
+        if (input.cause === 'aborted') sentences.push(`${stop}; its partial answer was kept.`);
+        if (input.cause === 'failed') sentences.push(`${stop}.`);
+        break;
     }
-    case 'clean':
-      if (input.cause === 'aborted') sentences.push(`${stop}; its partial answer was kept.`);
-      if (input.cause === 'failed') sentences.push(`${stop}.`);
-      break;
-  }
 
   const fixes = input.repairs.filter((r) => r.type !== 'history_gap' && r.type !== 'synthesized_tool_result');
   // A set: a turn can hold 160k calls, and includes() per repair made this quadratic.

@@ -87,7 +87,12 @@ export function decideRecoveryAction(plan: SessionRecoveryPlan | null, intent: R
       }
       if (!plan.canContinue) return { action: 'refused', execute: 'nothing', code: 'nothing_to_continue', message: REFUSAL_MESSAGES.clean };
       if (intent.type === 'continue' && intent.unconfirmed === true && plan.previousAttempts > 0) {
-        return { action: 'refused', execute: 'nothing', code: 'continuation_refused', message: REFUSAL_MESSAGES.failedAttempt(plan.previousAttempts, plan.planId) };
+        return {
+          action: 'refused',
+          execute: 'nothing',
+          code: 'continuation_refused',
+          message: REFUSAL_MESSAGES.failedAttempt(plan.previousAttempts, plan.planId),
+        };
       }
       if (intent.type === 'continue' || plan.canAutoContinue) return { action: 'continue', execute: 'continuation' };
       const why =

@@ -151,7 +151,11 @@ export class SessionRuntime {
       // its plan says the source is running.
       const holder = await store.activeWriter(source);
       if (holder && request.fork.forContinuation) {
-        throw new MendError('session_locked', `session ${source.sessionId || source.location} is in use by ${holder.host} pid ${holder.pid} (since ${holder.since}); fork it once that run has ended`, { ...holder });
+        throw new MendError(
+          'session_locked',
+          `session ${source.sessionId || source.location} is in use by ${holder.host} pid ${holder.pid} (since ${holder.since}); fork it once that run has ended`,
+          { ...holder },
+        );
       }
       const sessionId = request.fork.sessionId ?? deps.newId();
       const ref = await store.newSession(scope, sessionId);
@@ -374,33 +378,40 @@ export class SessionRuntime {
     }
     if (this.busy) return Promise.resolve({ accepted: false, code: 'turn_running', message: REFUSAL_MESSAGES.busy, plan: this.plan });
     return new Promise<ContinueAnswer>((answer) => {
-      const done: Promise<TurnOutcome | null> = this.queue.add((stopped) => this.labelled(request.label, async () => {
-        if (stopped) {
-          answer({ accepted: false, code: 'turn_running', message: 'mend is stopping', plan: this.plan });
-          return null;
-        }
-        const locked = await this.takeLeaseOnDemand();
-        if (locked) {
-          answer({ accepted: false, code: 'session_locked', message: locked, plan: this.plan });
-          return null;
-        }
-        const current = await this.planForExecution();
-        const intent: RunIntent = request.auto
-          ? { type: 'auto_continue', planId: request.planId }
-          : { type: 'continue', planId: request.planId, ...(request.unconfirmed ? { unconfirmed: true } : {}) };
-        const decision = decideRecoveryAction(current?.plan ?? null, intent, { busy: false });
-        if (decision.action === 'refused') {
-          answer({ accepted: false, code: decision.code, message: decision.message, plan: current?.plan ?? null });
-          return null;
-        }
-        if (decision.execute !== 'continuation' || !current) {
-          const code = decision.action === 'awaiting_confirmation' ? 'confirmation_required' : 'nothing_to_continue';
-          answer({ accepted: false, code, message: 'message' in decision && decision.message ? decision.message : 'nothing to continue', plan: current?.plan ?? null });
-          return null;
-        }
-        answer({ accepted: true, plan: current.plan, outcome: done.then((outcome) => outcome!) });
-        return this.runContinuation(current.plan);
-      }));
+      const done: Promise<TurnOutcome | null> = this.queue.add((stopped) =>
+        this.labelled(request.label, async () => {
+          if (stopped) {
+            answer({ accepted: false, code: 'turn_running', message: 'mend is stopping', plan: this.plan });
+            return null;
+          }
+          const locked = await this.takeLeaseOnDemand();
+          if (locked) {
+            answer({ accepted: false, code: 'session_locked', message: locked, plan: this.plan });
+            return null;
+          }
+          const current = await this.planForExecution();
+          const intent: RunIntent = request.auto
+            ? { type: 'auto_continue', planId: request.planId }
+            : { type: 'continue', planId: request.planId, ...(request.unconfirmed ? { unconfirmed: true } : {}) };
+          const decision = decideRecoveryAction(current?.plan ?? null, intent, { busy: false });
+          if (decision.action === 'refused') {
+            answer({ accepted: false, code: decision.code, message: decision.message, plan: current?.plan ?? null });
+            return null;
+          }
+          if (decision.execute !== 'continuation' || !current) {
+            const code = decision.action === 'awaiting_confirmation' ? 'confirmation_required' : 'nothing_to_continue';
+            answer({
+              accepted: false,
+              code,
+              message: 'message' in decision && decision.message ? decision.message : 'nothing to continue',
+              plan: current?.plan ?? null,
+            });
+            return null;
+          }
+          answer({ accepted: true, plan: current.plan, outcome: done.then((outcome) => outcome!) });
+          return this.runContinuation(current.plan);
+        }),
+      );
       done.catch((error: unknown) => answer({ accepted: false, code: 'nothing_to_continue', message: errorMessageOf(error), plan: this.plan }));
     });
   }

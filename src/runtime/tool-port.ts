@@ -43,7 +43,12 @@ export function toolOffered(name: string, filter: ToolFilter | undefined): boole
   return !(filter?.exclude ?? []).includes(name);
 }
 
-export function createToolPort(cwd: string, session?: ToolSessionContext, filter: () => ToolFilter | undefined = () => undefined, outputCap = DEFAULT_OUTPUT_CAP): ToolPort {
+export function createToolPort(
+  cwd: string,
+  session?: ToolSessionContext,
+  filter: () => ToolFilter | undefined = () => undefined,
+  outputCap = DEFAULT_OUTPUT_CAP,
+): ToolPort {
   return {
     declarations: () => registry.declarations().filter((d) => toolOffered(d.name, filter())),
     async run(call, signal) {
@@ -60,10 +65,7 @@ export function createToolPort(cwd: string, session?: ToolSessionContext, filter
 
 export type AskHost = (call: { id: string; name: string; args: Record<string, unknown> }, signal: AbortSignal) => Promise<ApprovalDecision>;
 
-export function approvalGate(
-  options: ApprovalSettings,
-  askHost?: () => AskHost | undefined,
-): ApprovalGate {
+export function approvalGate(options: ApprovalSettings, askHost?: () => AskHost | undefined): ApprovalGate {
   return async (call, signal) => {
     const tool = registry.get(call.name);
     // Unknown and disabled tools are answered by the tool port with an error; nothing runs, nobody is asked.

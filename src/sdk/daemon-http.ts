@@ -71,7 +71,9 @@ export class DaemonHttp {
       });
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      throw new MendDaemonError('connection_failed', `cannot reach the mend daemon at ${this.baseUrl}: ${(error as Error).message}`, 0, undefined, { cause: error });
+      throw new MendDaemonError('connection_failed', `cannot reach the mend daemon at ${this.baseUrl}: ${(error as Error).message}`, 0, undefined, {
+        cause: error,
+      });
     }
     const text = await response.text();
     let body: unknown;
@@ -97,7 +99,14 @@ export class DaemonHttp {
    */
   async events(
     sessionId: string,
-    options: { lastEventId: number; epoch: string | undefined; clientId: string | undefined; signal: AbortSignal; onEvent: (event: DaemonEvent) => void; onRetry: (ms: number) => void },
+    options: {
+      lastEventId: number;
+      epoch: string | undefined;
+      clientId: string | undefined;
+      signal: AbortSignal;
+      onEvent: (event: DaemonEvent) => void;
+      onRetry: (ms: number) => void;
+    },
   ): Promise<void> {
     const headers = this.headers({ Accept: 'text/event-stream', 'Last-Event-ID': String(options.lastEventId) }, options.clientId);
     if (options.epoch !== undefined) headers[EVENT_EPOCH_HEADER] = options.epoch;
@@ -107,7 +116,9 @@ export class DaemonHttp {
       response = await this.fetchImpl(`${this.baseUrl}${path}`, { headers, signal: options.signal });
     } catch (error) {
       if (options.signal.aborted) return;
-      throw new MendDaemonError('connection_failed', `cannot reach the mend daemon at ${this.baseUrl}: ${(error as Error).message}`, 0, undefined, { cause: error });
+      throw new MendDaemonError('connection_failed', `cannot reach the mend daemon at ${this.baseUrl}: ${(error as Error).message}`, 0, undefined, {
+        cause: error,
+      });
     }
     if (!response.ok || !(response.headers.get('content-type') ?? '').includes('text/event-stream') || !response.body) {
       const text = await response.text().catch(() => '');
@@ -118,7 +129,12 @@ export class DaemonHttp {
         // not JSON
       }
       const parsed = ErrorBodySchema.safeParse(body);
-      throw new MendDaemonError(parsed.success ? parsed.data.code : `http_${response.status}`, `GET ${path}: ${parsed.success ? parsed.data.error : `HTTP ${response.status}`}`, response.status, body);
+      throw new MendDaemonError(
+        parsed.success ? parsed.data.code : `http_${response.status}`,
+        `GET ${path}: ${parsed.success ? parsed.data.error : `HTTP ${response.status}`}`,
+        response.status,
+        body,
+      );
     }
     const parser = createParser({
       onEvent: (message: EventSourceMessage) => {
@@ -141,7 +157,9 @@ export class DaemonHttp {
       }
     } catch (error) {
       if (options.signal.aborted) return;
-      throw new MendDaemonError('connection_lost', `the event stream of session ${sessionId} broke: ${(error as Error).message}`, 0, undefined, { cause: error });
+      throw new MendDaemonError('connection_lost', `the event stream of session ${sessionId} broke: ${(error as Error).message}`, 0, undefined, {
+        cause: error,
+      });
     }
   }
 }

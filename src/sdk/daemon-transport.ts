@@ -101,7 +101,10 @@ export class DaemonTransport implements Transport {
     const answer =
       target !== undefined
         ? await this.http.request(`/session/${encodeURIComponent(target)}/resume`, { body: request, signal: this.stop.signal })
-        : await this.http.request('/session', { body: { ...request, ...(o.sessionId !== undefined ? { sessionId: o.sessionId } : {}) }, signal: this.stop.signal });
+        : await this.http.request('/session', {
+            body: { ...request, ...(o.sessionId !== undefined ? { sessionId: o.sessionId } : {}) },
+            signal: this.stop.signal,
+          });
     const session = SessionAnswerSchema.parse(answer.body);
     this.session = session;
     this.lastEventId = session.lastEventId;
@@ -156,9 +159,23 @@ export class DaemonTransport implements Transport {
         return;
       }
       case 'session_closed':
-        return this.fail(new MendDaemonError('session_closed', `the daemon closed session ${String(event.data['sessionId'])} (${String(event.data['reason'])})`, 0, event.data));
+        return this.fail(
+          new MendDaemonError(
+            'session_closed',
+            `the daemon closed session ${String(event.data['sessionId'])} (${String(event.data['reason'])})`,
+            0,
+            event.data,
+          ),
+        );
       case 'state_resync_required':
-        return this.fail(new MendDaemonError('resync_required', `events of session ${String(event.data['sessionId'])} were lost (${String(event.data['reason'])}); resume it again`, 0, event.data));
+        return this.fail(
+          new MendDaemonError(
+            'resync_required',
+            `events of session ${String(event.data['sessionId'])} were lost (${String(event.data['reason'])}); resume it again`,
+            0,
+            event.data,
+          ),
+        );
       default:
         break;
     }
@@ -205,13 +222,18 @@ export class DaemonTransport implements Transport {
   private async control(session: SessionAnswer, requestId: string, request: Record<string, unknown>): Promise<void> {
     const subtype = String(request['subtype']);
     const base = `/session/${session.sessionId}`;
-    const call = (path: string, body?: unknown) => this.http.request<Record<string, unknown>>(`${base}${path}`, { ...(body !== undefined ? { body } : {}), clientId: session.clientId });
+    const call = (path: string, body?: unknown) =>
+      this.http.request<Record<string, unknown>>(`${base}${path}`, { ...(body !== undefined ? { body } : {}), clientId: session.clientId });
     let response: Record<string, unknown>;
     try {
       switch (subtype) {
         case 'initialize':
           this.answersPermissions = true;
-          response = { capabilities: { recovery: true, continue_last_turn: true, get_recovery_plan: true, interrupt: true, can_use_tool: true }, session_id: session.sessionId, recovery: null };
+          response = {
+            capabilities: { recovery: true, continue_last_turn: true, get_recovery_plan: true, interrupt: true, can_use_tool: true },
+            session_id: session.sessionId,
+            recovery: null,
+          };
           break;
         case 'interrupt':
           response = { interrupted: (await call('/cancel', {})).body['cancelled'] === true };
@@ -251,7 +273,9 @@ export class DaemonTransport implements Transport {
       outcome: { outcome: 'selected', optionId: allow ? 'proceed_once' : 'cancel' },
       ...(updatedInput || message ? { _meta: { mend: { ...(updatedInput ? { updatedInput } : {}), ...(message ? { message } : {}) } } } : {}),
     };
-    await this.http.request(`/session/${session.sessionId}/permission/${encodeURIComponent(requestId)}`, { body, clientId: session.clientId, accept: [404] }).catch(() => undefined);
+    await this.http
+      .request(`/session/${session.sessionId}/permission/${encodeURIComponent(requestId)}`, { body, clientId: session.clientId, accept: [404] })
+      .catch(() => undefined);
   }
 
   // ---- ending -----------------------------------------------------------------------------
@@ -281,7 +305,21 @@ export class DaemonTransport implements Transport {
 function continueAnswer(body: unknown): ContinueLastTurnAnswer {
   const answer = DaemonContinueAnswerSchema.parse(body);
   const snake = answer.accepted
-    ? { accepted: true, interruption: answer.interruption, plan_id: answer.planId, kind: answer.kind, previous_attempts: answer.previousAttempts, prompt_id: answer.promptId }
-    : { accepted: false, interruption: answer.interruption, plan_id: answer.planId ?? '', kind: answer.kind ?? 'clean', code: answer.code, reason: answer.message };
+    ? {
+        accepted: true,
+        interruption: answer.interruption,
+        plan_id: answer.planId,
+        kind: answer.kind,
+        previous_attempts: answer.previousAttempts,
+        prompt_id: answer.promptId,
+      }
+    : {
+        accepted: false,
+        interruption: answer.interruption,
+        plan_id: answer.planId ?? '',
+        kind: answer.kind ?? 'clean',
+        code: answer.code,
+        reason: answer.message,
+      };
   return ContinueLastTurnAnswerSchema.parse(snake);
 }

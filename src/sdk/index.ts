@@ -8,7 +8,12 @@ import { Query } from './query.js';
 import type { QueryParams } from './types.js';
 
 export function query({ prompt, options = {} }: QueryParams = {}): Query {
-  return new Query(new ProcessTransport(options), { prompt, canUseTool: options.canUseTool, abortSignal: options.abortSignal, startupTimeoutMs: options.startupTimeoutMs });
+  return new Query(new ProcessTransport(options), {
+    prompt,
+    canUseTool: options.canUseTool,
+    abortSignal: options.abortSignal,
+    startupTimeoutMs: options.startupTimeoutMs,
+  });
 }
 
 export { Query, type QueryConfig } from './query.js';
@@ -21,4 +26,10 @@ export { MendAbortError, MendCliError, MendControlError, MendProcessError, MendS
 export { optionsToArgs, defaultExecutable } from './options-to-args.js';
 export { validationIssues, type InboundMessage } from './validate-message.js';
 export type * from './types.js';
-export { isRecoveryMessage, recoveryMessageOf, continueInterruptedArgs, continueLastTurn as continueLastTurnViaClaudeQuery, type ClaudeQueryLike } from './claude-host.js';
+export {
+  isRecoveryMessage,
+  recoveryMessageOf,
+  continueInterruptedArgs,
+  continueLastTurn as continueLastTurnViaClaudeQuery,
+  type ClaudeQueryLike,
+} from './claude-host.js';

@@ -40,7 +40,7 @@ export function optionsToArgs(o: Options): string[] {
 
 /** Walks up from this module to the package root that holds bin/mend.js (works from src/ and from dist/src/). */
 export function defaultExecutable(from: string = dirname(fileURLToPath(import.meta.url))): string {
-  for (let dir = from; ; ) {
+  for (let dir = from; ;) {
     const candidate = join(dir, 'bin', 'mend.js');
     if (existsSync(candidate) && existsSync(join(dir, 'package.json'))) return candidate;
     const parent = dirname(dir);

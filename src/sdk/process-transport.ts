@@ -105,7 +105,9 @@ export class ProcessTransport implements Transport {
     }
     const data = typeof message === 'string' ? message : serializeLine(message);
     return new Promise((resolve, reject) => {
-      stdin.write(data, (error) => (error ? reject(new MendSdkError('transport_closed', `cannot write to the CLI: ${error.message}`, { cause: error })) : resolve()));
+      stdin.write(data, (error) =>
+        error ? reject(new MendSdkError('transport_closed', `cannot write to the CLI: ${error.message}`, { cause: error })) : resolve(),
+      );
     });
   }
 
@@ -150,10 +152,9 @@ export class ProcessTransport implements Transport {
 
   private exitsWithin(ms: number): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
-    return Promise.race([
-      this.exited.then(() => true),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
-    ]).finally(() => clearTimeout(timer));
+    return Promise.race([this.exited.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]).finally(() =>
+      clearTimeout(timer),
+    );
   }
 
   private onStderr(text: string): void {
@@ -171,7 +172,12 @@ export class ProcessTransport implements Transport {
     for (const framed of lines) {
       if (!framed.ok && framed.code === 'line_too_long') {
         // A lost protocol line breaks the conversation's state (a result, a tool call): fail loudly.
-        this.queue.fail(new MendSdkError('line_too_long', `stdout line ${framed.line} is over the SDK's ${this.limits.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES}-byte cap and was dropped`));
+        this.queue.fail(
+          new MendSdkError(
+            'line_too_long',
+            `stdout line ${framed.line} is over the SDK's ${this.limits.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES}-byte cap and was dropped`,
+          ),
+        );
         void this.close();
         return;
       }
@@ -210,7 +216,10 @@ export class ProcessTransport implements Transport {
 
 /** The stderr line that says what went wrong: Node's own banner (`Node.js v20…`) and stack frames are not it. */
 function meaningfulLine(tail: string): string | undefined {
-  const lines = tail.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^Node\.js v\d/.test(l) && !/^at /.test(l) && l !== '^');
+  const lines = tail
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !/^Node\.js v\d/.test(l) && !/^at /.test(l) && l !== '^');
   return lines.findLast((l) => /error|denied|not found|cannot|refus/i.test(l)) ?? lines.at(-1);
 }
 
@@ -224,7 +233,16 @@ async function checkExecutable(path: string): Promise<void> {
     await access(path, isScript ? constants.R_OK : constants.X_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'unknown';
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? (isScript ? 'not readable' : 'not executable') : code === 'ENOTFILE' ? 'not a file' : String((error as Error).message);
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EACCES'
+          ? isScript
+            ? 'not readable'
+            : 'not executable'
+          : code === 'ENOTFILE'
+            ? 'not a file'
+            : String((error as Error).message);
     throw new MendProcessError(`the mend CLI could not be started: ${path}: ${why} (${code})`, null, null, '', { cause: error }, 'spawn_failed');
   }
 }

@@ -6,12 +6,7 @@
  * can_use_tool) is handled here and never yielded.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  ContinueLastTurnAnswerSchema,
-  HostControlRequestSchema,
-  InputUserMessageSchema,
-  type HostControlRequest,
-} from '../stream/control.js';
+import { ContinueLastTurnAnswerSchema, HostControlRequestSchema, InputUserMessageSchema, type HostControlRequest } from '../stream/control.js';
 import { RecoverySummarySchema, type RecoverySummary } from '../stream/messages.js';
 import { AsyncQueue } from './async-queue.js';
 import { CliRequestHandler, type ControlAnswer } from './cli-requests.js';
@@ -79,7 +74,11 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
     readonly transport: Transport,
     private readonly config: QueryConfig = {},
   ) {
-    this.cliRequests = new CliRequestHandler(config.canUseTool, (id, a) => this.answer(id, a), () => this.maybeEndInput());
+    this.cliRequests = new CliRequestHandler(
+      config.canUseTool,
+      (id, a) => this.answer(id, a),
+      () => this.maybeEndInput(),
+    );
     this.recovery = new Promise((resolve, reject) => (this.settleRecovery = { resolve, reject, done: false }));
     this.recovery.catch(noop);
     const signal = config.abortSignal;
@@ -216,7 +215,7 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
       this.settleRecovery.reject(
         this.initMessage
           ? new MendSdkError('no_recovery_line', 'the session ended before its recovery line', { cause: why })
-          : failure ?? new MendSdkError('exited_before_init', 'the session ended before init'),
+          : (failure ?? new MendSdkError('exited_before_init', 'the session ended before init')),
       );
     }
   }
@@ -246,7 +245,13 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
         const line = userLine(message);
         this.expectedResults += 1;
         // A failed write means the peer is gone; the reader reports how it ended.
-        if (!(await this.transport.write(line).then(() => true, () => false))) return;
+        if (
+          !(await this.transport.write(line).then(
+            () => true,
+            () => false,
+          ))
+        )
+          return;
       }
       this.promptDone = true;
       this.maybeEndInput();
@@ -323,7 +328,8 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
   async continueLastTurn(opts: { planId?: string } = {}): Promise<ContinueLastTurnResult> {
     const answer = await this.request({ subtype: 'continue_last_turn', ...(opts.planId !== undefined ? { plan_id: opts.planId } : {}) });
     const parsed = ContinueLastTurnAnswerSchema.safeParse(answer);
-    if (!parsed.success) throw new MendControlError('invalid_response', `malformed continue_last_turn answer: ${parsed.error.message}`, 'continue_last_turn', undefined);
+    if (!parsed.success)
+      throw new MendControlError('invalid_response', `malformed continue_last_turn answer: ${parsed.error.message}`, 'continue_last_turn', undefined);
     return answer as ContinueLastTurnResult;
   }
 
@@ -333,7 +339,8 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
     const summary = 'plan_id' in answer ? answer : 'recovery' in answer ? answer['recovery'] : answer;
     if (summary === null) return null;
     const parsed = RecoverySummarySchema.safeParse(summary);
-    if (!parsed.success) throw new MendControlError('invalid_response', `malformed get_recovery_plan answer: ${parsed.error.message}`, 'get_recovery_plan', undefined);
+    if (!parsed.success)
+      throw new MendControlError('invalid_response', `malformed get_recovery_plan answer: ${parsed.error.message}`, 'get_recovery_plan', undefined);
     return summary as RecoverySummary;
   }
 
@@ -363,7 +370,9 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
     // stdin ends (the interrupt line goes first down the same pipe), then the CLI closes.
     if (!this.finished && !this.closePromise) {
       this.cliRequests.abortAll(this.abortError);
-      void this.ready.then(() => this.transport.write({ type: 'control_request', request_id: `sdk_abort_${randomUUID().slice(0, 8)}`, request: { subtype: 'interrupt' } })).catch(noop);
+      void this.ready
+        .then(() => this.transport.write({ type: 'control_request', request_id: `sdk_abort_${randomUUID().slice(0, 8)}`, request: { subtype: 'interrupt' } }))
+        .catch(noop);
     }
     void this.ready.catch(noop).then(() => this.close());
   }

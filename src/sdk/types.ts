@@ -15,12 +15,7 @@ import type {
   UserMessage,
 } from '../stream/messages.js';
 
-export type {
-  Capabilities,
-  ContentBlock,
-  RecoveryAction,
-  RecoverySummary,
-} from '../stream/messages.js';
+export type { Capabilities, ContentBlock, RecoveryAction, RecoverySummary } from '../stream/messages.js';
 export type { ContinueLastTurnAnswer } from '../stream/control.js';
 
 export type SDKInitMessage = SystemInitMessage;
@@ -54,11 +49,7 @@ import type { ApprovalMode as PermissionMode } from '../stream/approval-modes.js
 export type { PermissionResult } from '../stream/control.js';
 import type { PermissionResult } from '../stream/control.js';
 
-export type CanUseTool = (
-  toolName: string,
-  input: Record<string, unknown>,
-  context: { toolUseId: string; signal: AbortSignal },
-) => Promise<PermissionResult>;
+export type CanUseTool = (toolName: string, input: Record<string, unknown>, context: { toolUseId: string; signal: AbortSignal }) => Promise<PermissionResult>;
 
 export interface ShutdownOptions {
   /** After ending stdin, how long to wait for the CLI to exit on its own before SIGTERM (default 250 ms). */

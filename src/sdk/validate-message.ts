@@ -4,12 +4,7 @@
  * a known type that fails its schema flagged with the issues (never dropped).
  */
 import { z } from 'zod';
-import {
-  CliControlRequestSchema,
-  ControlCancelRequestSchema,
-  ControlRequestEnvelopeSchema,
-  ControlResponseMessageSchema,
-} from '../stream/control.js';
+import { CliControlRequestSchema, ControlCancelRequestSchema, ControlRequestEnvelopeSchema, ControlResponseMessageSchema } from '../stream/control.js';
 import {
   AssistantMessageSchema,
   ResultMessageSchema,

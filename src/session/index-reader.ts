@@ -107,7 +107,8 @@ export async function readSessionIndex(path: string, options: ReadOptions = {}):
   for (let i = 0; i < n; i++) if (kept.sessionIds[i] === sessionId) pieces.set(kept.entries[i]!.uuid, (pieces.get(kept.entries[i]!.uuid) ?? 0) + 1);
   const fragmented: Array<{ position: number; start: number; end: number }> = [];
   for (let i = 0; i < n; i++) {
-    if (kept.sessionIds[i] === sessionId && pieces.get(kept.entries[i]!.uuid)! > 1) fragmented.push({ position: kept.entries[i]!.position, start: kept.starts[i]!, end: kept.ends[i]! });
+    if (kept.sessionIds[i] === sessionId && pieces.get(kept.entries[i]!.uuid)! > 1)
+      fragmented.push({ position: kept.entries[i]!.position, start: kept.starts[i]!, end: kept.ends[i]! });
   }
   const merged = fragmented.length > 0 ? await mergeFragments(path, fragmented, sessionId!) : null;
   for (let i = 0; i < n; i++) {
@@ -133,7 +134,11 @@ function lineOf(d: LoadDiagnostic): number {
 }
 
 /** The lines of fragmented uuids, read again and merged by the full reader: entries by first line, and their diagnostics. */
-async function mergeFragments(path: string, lines: Array<{ position: number; start: number; end: number }>, sessionId: string): Promise<Map<number, RecordIndexEntry> & { diagnostics: LoadDiagnostic[] }> {
+async function mergeFragments(
+  path: string,
+  lines: Array<{ position: number; start: number; end: number }>,
+  sessionId: string,
+): Promise<Map<number, RecordIndexEntry> & { diagnostics: LoadDiagnostic[] }> {
   const acc = new LogAccumulator();
   const file = await open(path, 'r').catch((error: unknown) => {
     throw toReadError(path, error);

@@ -30,7 +30,11 @@ export interface LineBlocksEnd {
  * reused buffer: valid only during the call).
  * I/O errors are thrown as they come (the caller maps them to its own errors).
  */
-export async function readLineBlocks(path: string, onBlock: (text: string, offset: number, bytes: Buffer) => void, blockSize = DEFAULT_BLOCK_SIZE): Promise<LineBlocksEnd> {
+export async function readLineBlocks(
+  path: string,
+  onBlock: (text: string, offset: number, bytes: Buffer) => void,
+  blockSize = DEFAULT_BLOCK_SIZE,
+): Promise<LineBlocksEnd> {
   const handle = await openRegularFile(path);
   try {
     return await scanLineBlocks(async (buffer, at, length) => (await handle.read(buffer, at, length, null)).bytesRead, onBlock, blockSize);
@@ -43,7 +47,11 @@ export async function readLineBlocks(path: string, onBlock: (text: string, offse
  * The same blocks from bytes in memory, through the same scanner: tests read thousands
  * of truncated logs without temp files, and still exercise the code a file read runs.
  */
-export function bytesLineBlocks(bytes: Buffer, onBlock: (text: string, offset: number, bytes: Buffer) => void, blockSize = DEFAULT_BLOCK_SIZE): Promise<LineBlocksEnd> {
+export function bytesLineBlocks(
+  bytes: Buffer,
+  onBlock: (text: string, offset: number, bytes: Buffer) => void,
+  blockSize = DEFAULT_BLOCK_SIZE,
+): Promise<LineBlocksEnd> {
   let position = 0;
   return scanLineBlocks(
     async (buffer, at, length) => {
@@ -67,7 +75,15 @@ async function openRegularFile(path: string): Promise<FileHandle> {
   const stat = await handle.stat();
   if (stat.isFile()) return handle;
   await handle.close();
-  const what = stat.isFIFO() ? 'a FIFO' : stat.isCharacterDevice() || stat.isBlockDevice() ? 'a device' : stat.isDirectory() ? 'a directory' : stat.isSocket() ? 'a socket' : 'not a file';
+  const what = stat.isFIFO()
+    ? 'a FIFO'
+    : stat.isCharacterDevice() || stat.isBlockDevice()
+      ? 'a device'
+      : stat.isDirectory()
+        ? 'a directory'
+        : stat.isSocket()
+          ? 'a socket'
+          : 'not a file';
   throw Object.assign(new Error(`not a regular file (${what})`), { code: 'ENOTREGULAR' });
 }
 

@@ -80,7 +80,12 @@ export class SessionWriter {
       const code = errnoOf(error);
       if (code === 'EEXIST') throw new MendError('session_exists', `Session log already exists: ${path}`, { path }, { cause: error });
       if (code === 'ELOOP' || code === 'EMLINK') {
-        throw new MendError('session_write_failed', `Refusing to append to ${path}: it is a symbolic link (resume the real file instead)`, { path }, { cause: error });
+        throw new MendError(
+          'session_write_failed',
+          `Refusing to append to ${path}: it is a symbolic link (resume the real file instead)`,
+          { path },
+          { cause: error },
+        );
       }
       if (code === 'ENOENT' && !options.create) {
         throw new MendError('session_not_found', `Session log not found: ${path}`, { path }, { cause: error });

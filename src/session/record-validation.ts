@@ -72,12 +72,7 @@ function isPart(v: unknown): boolean {
   }
   const response = v.functionResponse;
   if (response !== undefined) {
-    if (
-      !isPlainObject(response) ||
-      typeof response.name !== 'string' ||
-      !optString(response.id) ||
-      !isPlainObject(response.response)
-    ) {
+    if (!isPlainObject(response) || typeof response.name !== 'string' || !optString(response.id) || !isPlainObject(response.response)) {
       return false;
     }
   }
@@ -118,10 +113,7 @@ export function isCertainlyValidRecord(v: unknown): v is ChatRecord {
       return optString(v.model) && optRecord(v.usageMetadata) && isMessage(v.message, 'model');
     case 'tool_result': {
       const tcr = v.toolCallResult;
-      if (
-        tcr !== undefined &&
-        !(isPlainObject(tcr) && typeof tcr.callId === 'string' && typeof tcr.status === 'string' && optString(tcr.errorType))
-      ) {
+      if (tcr !== undefined && !(isPlainObject(tcr) && typeof tcr.callId === 'string' && typeof tcr.status === 'string' && optString(tcr.errorType))) {
         return false;
       }
       const rec = v.recovery;

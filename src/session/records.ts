@@ -107,12 +107,7 @@ export const SystemRecordSchema = z.looseObject({
 });
 export type SystemRecord = z.infer<typeof SystemRecordSchema>;
 
-export const ChatRecordSchema = z.discriminatedUnion('type', [
-  UserRecordSchema,
-  AssistantRecordSchema,
-  ToolResultRecordSchema,
-  SystemRecordSchema,
-]);
+export const ChatRecordSchema = z.discriminatedUnion('type', [UserRecordSchema, AssistantRecordSchema, ToolResultRecordSchema, SystemRecordSchema]);
 export type ChatRecord = z.infer<typeof ChatRecordSchema>;
 
 // ---- system payloads that mend interprets -------------------------------------------------

@@ -165,9 +165,7 @@ function inspect(lockPath: string, now: number, unreadableStaleMs: number): Verd
   const owner = parseOwner(ident.text);
   if (owner === null) {
     const ageMs = now - Number(ident.mtimeNs / 1_000_000n);
-    return ageMs > unreadableStaleMs
-      ? { kind: 'stale', ident }
-      : { kind: 'held', pid: null, why: 'the lock file is being written by another process' };
+    return ageMs > unreadableStaleMs ? { kind: 'stale', ident } : { kind: 'held', pid: null, why: 'the lock file is being written by another process' };
   }
   if (!isProcessAlive(owner.pid)) return { kind: 'stale', ident };
   const current = processStartTime(owner.pid);

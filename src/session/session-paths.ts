@@ -173,9 +173,5 @@ export interface ResumeContext {
 export function resolveResumeTarget(arg: string, context: ResumeContext): string {
   if (isSessionId(arg)) return sessionLogPath(context.home, context.projectRoot, arg);
   if (arg.endsWith('.jsonl') && arg.length > '.jsonl'.length && !arg.includes('\0')) return resolve(context.cwd, arg);
-  throw new MendError(
-    'invalid_resume_target',
-    `Cannot resume ${JSON.stringify(arg)}: give a session id (UUID) or a path to a .jsonl session log`,
-    { arg },
-  );
+  throw new MendError('invalid_resume_target', `Cannot resume ${JSON.stringify(arg)}: give a session id (UUID) or a path to a .jsonl session log`, { arg });
 }

@@ -30,7 +30,10 @@ export type InputUserMessage = z.infer<typeof InputUserMessageSchema>;
 export const InitializeRequestSchema = z.looseObject({
   subtype: z.literal('initialize'),
   // A shape mend does not know is ignored rather than failing the initialize that switches on approvals.
-  systemPrompt: z.union([z.string(), z.array(z.string())]).optional().catch(undefined),
+  systemPrompt: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .catch(undefined),
   appendSystemPrompt: z.string().optional().catch(undefined),
   disallowedTools: z.array(z.string()).optional(),
   mcpServers: z.unknown().optional(),
@@ -41,7 +44,9 @@ export const SetPermissionModeRequestSchema = z.looseObject({
   /** mend's mode or another host's name for it (approval-modes.ts); the answer echoes the caller's word. */
   mode: z.string().superRefine((name, ctx) => {
     if (approvalModeFromAlias(name) !== undefined) return;
-    const why = Object.hasOwn(REFUSED_APPROVAL_MODES, name) ? REFUSED_APPROVAL_MODES[name] : `use ${APPROVAL_MODES.join(', ')} or Claude's acceptEdits, bypassPermissions, dontAsk`;
+    const why = Object.hasOwn(REFUSED_APPROVAL_MODES, name)
+      ? REFUSED_APPROVAL_MODES[name]
+      : `use ${APPROVAL_MODES.join(', ')} or Claude's acceptEdits, bypassPermissions, dontAsk`;
     ctx.addIssue({ code: 'custom', message: `permission mode ${JSON.stringify(name)} is not one mend has: ${why}` });
   }),
 });
@@ -151,12 +156,7 @@ export const InitializeAnswerSchema = z.looseObject({
   disallowed_tools_applied: z.boolean().optional(),
 });
 
-export const InboundLineSchema = z.union([
-  InputUserMessageSchema,
-  ControlRequestEnvelopeSchema,
-  ControlCancelRequestSchema,
-  ControlResponseMessageSchema,
-]);
+export const InboundLineSchema = z.union([InputUserMessageSchema, ControlRequestEnvelopeSchema, ControlCancelRequestSchema, ControlResponseMessageSchema]);
 
 /** Control lines the CLI writes to stdout besides the messages of messages.ts. */
 export const CliOutboundControlSchema = z.union([ControlResponseMessageSchema, CliControlRequestSchema, ControlCancelRequestSchema]);

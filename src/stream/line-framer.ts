@@ -6,9 +6,7 @@
  */
 export const DEFAULT_MAX_LINE_BYTES = 10 * 1024 * 1024;
 
-export type FramedLine =
-  | { ok: true; line: number; value: unknown }
-  | { ok: false; line: number; code: 'malformed_line' | 'line_too_long'; message: string };
+export type FramedLine = { ok: true; line: number; value: unknown } | { ok: false; line: number; code: 'malformed_line' | 'line_too_long'; message: string };
 
 export class LineFramer {
   private pending: Buffer[] = [];

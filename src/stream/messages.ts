@@ -56,9 +56,7 @@ export const RecoverySummarySchema = z.looseObject({
   visible_notice: z.string().nullable(),
   repairs: z.array(z.looseObject({ type: z.string(), count: z.number().int() })),
   repair_details: z.array(z.looseObject({ type: z.string() })),
-  continuation: z
-    .looseObject({ mode: z.enum(['retry_user_parts', 'tool_result_parts']), display_text: z.string(), part_count: z.number().int() })
-    .nullable(),
+  continuation: z.looseObject({ mode: z.enum(['retry_user_parts', 'tool_result_parts']), display_text: z.string(), part_count: z.number().int() }).nullable(),
   history: z.looseObject({
     records: z.number().int(),
     api_entries: z.number().int(),

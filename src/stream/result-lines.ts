@@ -5,10 +5,12 @@
  */
 import type { ResultMessage } from './messages.js';
 
-export type ResultFields = Pick<
-  ResultMessage,
-  'subtype' | 'is_error' | 'duration_ms' | 'duration_api_ms' | 'num_turns' | 'usage' | 'permission_denials'
-> & { result?: string; error?: NonNullable<ResultMessage['error']>; stop_reason?: string | null; modelUsage?: ResultMessage['modelUsage'] };
+export type ResultFields = Pick<ResultMessage, 'subtype' | 'is_error' | 'duration_ms' | 'duration_api_ms' | 'num_turns' | 'usage' | 'permission_denials'> & {
+  result?: string;
+  error?: NonNullable<ResultMessage['error']>;
+  stop_reason?: string | null;
+  modelUsage?: ResultMessage['modelUsage'];
+};
 
 /** What an error result says beyond code and message (a locked session: its holder and id). */
 export type ErrorExtras = Omit<NonNullable<ResultMessage['error']>, 'code' | 'message'>;
@@ -59,7 +61,10 @@ export function resultMessage(sessionId: string, newId: () => string, fields: Re
 }
 
 /** Claude's per-model usage entry for a turn's tokens (mend does not know prices, context windows or caches). */
-export function modelUsageFor(model: string | null | undefined, usage: { input_tokens: number; output_tokens: number }): NonNullable<ResultMessage['modelUsage']> {
+export function modelUsageFor(
+  model: string | null | undefined,
+  usage: { input_tokens: number; output_tokens: number },
+): NonNullable<ResultMessage['modelUsage']> {
   if (!model) return {};
   return {
     [model]: {
@@ -74,4 +79,3 @@ export function modelUsageFor(model: string | null | undefined, usage: { input_t
     },
   };
 }
-

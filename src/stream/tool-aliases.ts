@@ -33,7 +33,10 @@ export function toMendToolRule(entry: string): ToolRuleResult {
   if (!m) return { ok: true, rule: mapped };
   const pattern = m[2]!.trim();
   if (mapped !== SHELL_TOOL) {
-    return { ok: false, error: `the rule ${JSON.stringify(entry)} has a pattern mend cannot apply: only shell rules such as Bash(git status:*) are matched (on the command); name the whole tool instead` };
+    return {
+      ok: false,
+      error: `the rule ${JSON.stringify(entry)} has a pattern mend cannot apply: only shell rules such as Bash(git status:*) are matched (on the command); name the whole tool instead`,
+    };
   }
   if (pattern === '' || pattern === '*' || pattern === ':*') return { ok: true, rule: SHELL_TOOL };
   return { ok: true, rule: `${SHELL_TOOL}(${pattern})` };

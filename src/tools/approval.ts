@@ -18,11 +18,7 @@ export type ApprovalVerdict = 'allow' | 'ask' | 'deny';
  * - default asks for anything that changes state;
  * - outside plan, a tool named in allowedTools runs without asking.
  */
-export function decideApproval(
-  tool: Pick<Tool, 'name' | 'kind'>,
-  mode: ApprovalMode,
-  allowedTools: readonly string[] = [],
-): ApprovalVerdict {
+export function decideApproval(tool: Pick<Tool, 'name' | 'kind'>, mode: ApprovalMode, allowedTools: readonly string[] = []): ApprovalVerdict {
   if (tool.kind === 'read') return 'allow';
   if (mode === 'plan') return 'deny';
   if (mode === 'yolo') return 'allow';

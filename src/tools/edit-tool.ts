@@ -12,9 +12,7 @@ import { ToolErrorType, defineTool, errorOutcome, toolPath, type ToolOutcome } f
 
 const EditArgsSchema = z.object({
   file_path: toolPath.describe('Path of the file to modify: absolute, or relative to the project root.'),
-  old_string: z
-    .string()
-    .describe('The exact text to replace, including whitespace and indentation. Empty to create a new file.'),
+  old_string: z.string().describe('The exact text to replace, including whitespace and indentation. Empty to create a new file.'),
   new_string: z.string().describe('The text to replace old_string with.'),
   replace_all: z.boolean().optional().describe('Replace every occurrence of old_string (default false).'),
 });
@@ -71,9 +69,7 @@ export const editTool = defineTool({
       return errorOutcome(`old_string and new_string are identical; ${path} was not changed.`, ToolErrorType.editNoChange);
     }
     // split/join, not String.replace: `$&` and friends in new_string must stay literal.
-    const updated = args.replace_all
-      ? content.split(args.old_string).join(args.new_string)
-      : replaceFirst(content, args.old_string, args.new_string);
+    const updated = args.replace_all ? content.split(args.old_string).join(args.new_string) : replaceFirst(content, args.old_string, args.new_string);
     const failed = await write(path, updated);
     if (failed) return failed;
     const replacements = args.replace_all ? count : 1;

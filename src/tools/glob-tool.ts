@@ -19,9 +19,7 @@ const RECENT_MS = 24 * 60 * 60 * 1000;
 
 const GlobArgsSchema = z.object({
   pattern: z.string().trim().min(1).describe('The glob pattern to match files against, e.g. "**/*.ts" or "src/**/test_*.py".'),
-  path: toolPath
-    .optional()
-    .describe('Directory to search in: absolute, or relative to the project root. Omit it to search the whole workspace.'),
+  path: toolPath.optional().describe('Directory to search in: absolute, or relative to the project root. Omit it to search the whole workspace.'),
 });
 
 export const globTool = defineTool({

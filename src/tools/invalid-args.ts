@@ -9,7 +9,10 @@ import { ToolErrorType, errorOutcome, type ToolOutcome } from './tool.js';
 export const INVALID_ARGS_ECHO_CHARS = 1000;
 
 export function invalidArgsMessage(toolName: string, invalid: { raw: string; reason: string }): string {
-  const raw = invalid.raw.length > INVALID_ARGS_ECHO_CHARS ? `${invalid.raw.slice(0, INVALID_ARGS_ECHO_CHARS)}... [${invalid.raw.length - INVALID_ARGS_ECHO_CHARS} more characters]` : invalid.raw;
+  const raw =
+    invalid.raw.length > INVALID_ARGS_ECHO_CHARS
+      ? `${invalid.raw.slice(0, INVALID_ARGS_ECHO_CHARS)}... [${invalid.raw.length - INVALID_ARGS_ECHO_CHARS} more characters]`
+      : invalid.raw;
   return `Your arguments for ${toolName} were not valid JSON (${invalid.reason}): ${raw}; call it again with a JSON object.`;
 }
 

@@ -18,7 +18,10 @@ export function compileIgnore(patterns: readonly string[]): (name: string, isDir
     .map((pattern) => {
       const dirOnly = pattern.endsWith('/');
       const body = dirOnly ? pattern.slice(0, -1) : pattern;
-      const source = body.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+      const source = body
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*')
+        .replace(/\?/g, '.');
       return { dirOnly, regex: new RegExp(`^${source}$`) };
     });
   return (name, isDirectory) => rules.some((rule) => (!rule.dirOnly || isDirectory) && rule.regex.test(name));

@@ -35,7 +35,6 @@ export function createToolRegistry(tools: readonly Tool[] = builtinTools()): Too
     has: (name) => byName.has(name),
     list: () => [...byName.values()],
     names: () => [...byName.keys()],
-    declarations: () =>
-      [...byName.values()].map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })),
+    declarations: () => [...byName.values()].map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })),
   };
 }

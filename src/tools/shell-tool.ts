@@ -24,14 +24,9 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 const ShellArgsSchema = z.object({
   command: z.string().min(1).describe('Exact bash command to execute, run as `bash -c <command>`.'),
   description: z.string().optional().describe('Brief description of the command for the user.'),
-  directory: toolPath
-    .optional()
-    .describe('Directory to run the command in: absolute, or relative to the project root. Defaults to the session directory.'),
+  directory: toolPath.optional().describe('Directory to run the command in: absolute, or relative to the project root. Defaults to the session directory.'),
   timeout: z.number().int().positive().optional().describe(`Timeout in milliseconds (default ${DEFAULT_SHELL_TIMEOUT_MS}).`),
-  is_background: z
-    .boolean()
-    .optional()
-    .describe('Start the command in the background and return its process id at once (for servers and watchers).'),
+  is_background: z.boolean().optional().describe('Start the command in the background and return its process id at once (for servers and watchers).'),
 });
 type ShellArgs = z.output<typeof ShellArgsSchema>;
 

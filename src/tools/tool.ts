@@ -136,9 +136,7 @@ function dropNulls(args: unknown): unknown {
 }
 
 function formatIssues(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
-    .join('; ');
+  return error.issues.map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('; ');
 }
 
 function validCap(cap: number): number {

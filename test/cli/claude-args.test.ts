@@ -47,11 +47,33 @@ describe("Claude's SDK command line", () => {
 
   it('accepts and notes the ignorable flags; refuses the ones mend cannot honour', async () => {
     const o = await run(
-      '--thinking=adaptive', '--max-thinking-tokens=10', '--thinking-display=summarized', '--effort=low', '--max-budget-usd=1', '--task-budget=5',
-      '--betas=a,b', '--setting-sources=', '--settings', '{"a":1}', '--permission-prompts=x', '--channels=c', '--project-config-root=/x',
-      '--plugin-dir=/p', '--plugin-dir-no-mcp=/q', '--initialize-fields=settings', '--await-initialize', '--strict-mcp-config',
-      '--include-hook-events', '--session-mirror', '--managed-settings-in-initialize', '--fallback-model=m2', '--add-dir=/tmp',
-      '--debug-file=/tmp/d.log', '--max-turns=3', '--model=m1', '--include-partial-messages',
+      '--thinking=adaptive',
+      '--max-thinking-tokens=10',
+      '--thinking-display=summarized',
+      '--effort=low',
+      '--max-budget-usd=1',
+      '--task-budget=5',
+      '--betas=a,b',
+      '--setting-sources=',
+      '--settings',
+      '{"a":1}',
+      '--permission-prompts=x',
+      '--channels=c',
+      '--project-config-root=/x',
+      '--plugin-dir=/p',
+      '--plugin-dir-no-mcp=/q',
+      '--initialize-fields=settings',
+      '--await-initialize',
+      '--strict-mcp-config',
+      '--include-hook-events',
+      '--session-mirror',
+      '--managed-settings-in-initialize',
+      '--fallback-model=m2',
+      '--add-dir=/tmp',
+      '--debug-file=/tmp/d.log',
+      '--max-turns=3',
+      '--model=m1',
+      '--include-partial-messages',
     );
     expect(o.ignoredFlags).toEqual(expect.arrayContaining(['--thinking', '--effort', '--setting-sources', '--await-initialize']));
     expect(o).toMatchObject({ fallbackModel: 'm2', debug: true, debugFile: '/tmp/d.log', addDirs: ['/tmp'], maxTurns: 3, model: 'm1' });

@@ -85,7 +85,14 @@ const ERROR_CASES: ErrorCase[] = [
     json: true,
     setup: (sb) => {
       installInterruptedTurn(sb);
-      return ['--continue', '--continue-interrupted', '--plan-id', 'rp_0000000000000000', '--scripted-responses', writeScript(sb, [{ text: 'a' }, { text: 'b' }])];
+      return [
+        '--continue',
+        '--continue-interrupted',
+        '--plan-id',
+        'rp_0000000000000000',
+        '--scripted-responses',
+        writeScript(sb, [{ text: 'a' }, { text: 'b' }]),
+      ];
     },
   },
   {
@@ -128,7 +135,10 @@ const ERROR_CASES: ErrorCase[] = [
     afterOpen: false,
     setup: (sb) => {
       const id = '6d7e8f90-a1b2-4c3d-8e4f-5a6b7c8d9e0f';
-      new LogBuilder(id, { cwd: sb.cwd }).user('q').assistant([{ text: 'a' }]).write(logPathOf(sb, id));
+      new LogBuilder(id, { cwd: sb.cwd })
+        .user('q')
+        .assistant([{ text: 'a' }])
+        .write(logPathOf(sb, id));
       return ['--resume', id, '-p', 'hello', '--model', 'test-model', '--base-url', 'http://127.0.0.1:9/v1'];
     },
   },
@@ -154,48 +164,45 @@ describe.concurrent('errors: exit code, structured result, nothing written', { t
     ERROR_CASES.flatMap((c) =>
       (c.json ? (['stream-json', 'json', 'text'] as const) : (['stream-json', 'text'] as const)).map((f) => [`${c.name} (${f})`, c, f] as const),
     ),
-  )(
-    '%s',
-    async (_label, c, format) => {
-      const sb = makeSandbox('err');
-      const args = c.setup(sb);
-      const before = snapshotTree(sb.root);
-      const r = await mend(sb, format === 'text' ? args : [...args, '-o', format]);
-      expect(r.exitCode).toBe(c.exit);
-      if (format === 'text') {
-        expect(r.stdout).toBe('');
-        expect(errorLines(r.stderr)).toHaveLength(1);
-        expect(errorLines(r.stderr)[0]).toMatch(new RegExp(`^mend: error \\[${c.code}\\]: \\S`));
-        if (c.afterOpen) {
-          // A resumed session's notice may come first; the error is the last line.
-          expect(r.stderr.trimEnd().split('\n').at(-1)).toBe(errorLines(r.stderr)[0]);
-        } else {
-          // Nothing else happened, so the error is all there is: one line.
-          expect(r.stderr).toMatch(new RegExp(`^mend: error \\[${c.code}\\]: [^\\n]+\\n$`));
-        }
+  )('%s', async (_label, c, format) => {
+    const sb = makeSandbox('err');
+    const args = c.setup(sb);
+    const before = snapshotTree(sb.root);
+    const r = await mend(sb, format === 'text' ? args : [...args, '-o', format]);
+    expect(r.exitCode).toBe(c.exit);
+    if (format === 'text') {
+      expect(r.stdout).toBe('');
+      expect(errorLines(r.stderr)).toHaveLength(1);
+      expect(errorLines(r.stderr)[0]).toMatch(new RegExp(`^mend: error \\[${c.code}\\]: \\S`));
+      if (c.afterOpen) {
+        // A resumed session's notice may come first; the error is the last line.
+        expect(r.stderr.trimEnd().split('\n').at(-1)).toBe(errorLines(r.stderr)[0]);
       } else {
-        const messages = parseStreamJson(r.stdout);
-        if (format === 'json') expect(messages).toHaveLength(1);
-        const results = messages.filter((m) => m.type === 'result');
-        expect(results).toHaveLength(1);
-        expect(messages.at(-1)).toMatchObject({ type: 'result', subtype: 'error_during_execution', is_error: true, error: { code: c.code } });
-        if (format === 'stream-json' && c.afterOpen) {
-          const t = transcript(r.stdout);
-          if (c.code === 'stale_plan' || c.code === 'continuation_refused' || c.code === 'degraded_history') {
-            expect(t.kinds).toEqual(['system:init', 'system:recovery', 'result']);
-            expect(t.recovery!.action).toBe('refused');
-            expect(t.recovery!.reason).toEqual(expect.any(String));
-          }
-        } else if (format === 'stream-json') {
-          // Refused before a session was opened: the result is the only line.
-          expect(messages).toHaveLength(1);
-        }
-        expect(r.stderr).toBe('');
+        // Nothing else happened, so the error is all there is: one line.
+        expect(r.stderr).toMatch(new RegExp(`^mend: error \\[${c.code}\\]: [^\\n]+\\n$`));
       }
-      // Nothing on disk changed: no new files or folders, no lock left, the session bytes as they were.
-      expect(snapshotTree(sb.root)).toEqual(before);
-    },
-  );
+    } else {
+      const messages = parseStreamJson(r.stdout);
+      if (format === 'json') expect(messages).toHaveLength(1);
+      const results = messages.filter((m) => m.type === 'result');
+      expect(results).toHaveLength(1);
+      expect(messages.at(-1)).toMatchObject({ type: 'result', subtype: 'error_during_execution', is_error: true, error: { code: c.code } });
+      if (format === 'stream-json' && c.afterOpen) {
+        const t = transcript(r.stdout);
+        if (c.code === 'stale_plan' || c.code === 'continuation_refused' || c.code === 'degraded_history') {
+          expect(t.kinds).toEqual(['system:init', 'system:recovery', 'result']);
+          expect(t.recovery!.action).toBe('refused');
+          expect(t.recovery!.reason).toEqual(expect.any(String));
+        }
+      } else if (format === 'stream-json') {
+        // Refused before a session was opened: the result is the only line.
+        expect(messages).toHaveLength(1);
+      }
+      expect(r.stderr).toBe('');
+    }
+    // Nothing on disk changed: no new files or folders, no lock left, the session bytes as they were.
+    expect(snapshotTree(sb.root)).toEqual(before);
+  });
 
   it('--resume ../../x is refused before touching the disk: MEND_HOME is not even created', async () => {
     const sb = makeSandbox('err');
@@ -263,8 +270,14 @@ describe.concurrent('sessions, stdin and output formats', { timeout: 60_000 }, (
     const sb = makeSandbox('recent');
     const newer = 'ffffffff-0000-4000-8000-000000000001';
     const older = '00000000-ffff-4fff-8fff-ffffffffffff';
-    const a = new LogBuilder(newer, { start: '2026-03-01T00:00:00.000Z', cwd: sb.cwd }).user('newer').assistant([{ text: 'n' }]).write(logPathOf(sb, newer));
-    const b = new LogBuilder(older, { start: '2026-02-01T00:00:00.000Z', cwd: sb.cwd }).user('older').assistant([{ text: 'o' }]).write(logPathOf(sb, older));
+    const a = new LogBuilder(newer, { start: '2026-03-01T00:00:00.000Z', cwd: sb.cwd })
+      .user('newer')
+      .assistant([{ text: 'n' }])
+      .write(logPathOf(sb, newer));
+    const b = new LogBuilder(older, { start: '2026-02-01T00:00:00.000Z', cwd: sb.cwd })
+      .user('older')
+      .assistant([{ text: 'o' }])
+      .write(logPathOf(sb, older));
     // The older session's file is the most recently modified one.
     utimesSync(a, new Date('2026-01-01T00:00:00Z'), new Date('2026-01-01T00:00:00Z'));
     utimesSync(b, new Date('2026-06-01T00:00:00Z'), new Date('2026-06-01T00:00:00Z'));
@@ -386,14 +399,33 @@ describe.concurrent('sessions, stdin and output formats', { timeout: 60_000 }, (
     const sb = makeSandbox('list');
     const s1 = 'aaaaaaaa-1111-4111-8111-111111111111';
     const s2 = 'bbbbbbbb-2222-4222-8222-222222222222';
-    new LogBuilder(s1, { start: '2026-02-01T00:00:00.000Z', cwd: sb.cwd }).user('first prompt A').assistant([{ text: 'done' }]).write(logPathOf(sb, s1));
+    new LogBuilder(s1, { start: '2026-02-01T00:00:00.000Z', cwd: sb.cwd })
+      .user('first prompt A')
+      .assistant([{ text: 'done' }])
+      .write(logPathOf(sb, s1));
     new LogBuilder(s2, { start: '2026-03-01T00:00:00.000Z', cwd: sb.cwd }).user('second prompt B').write(logPathOf(sb, s2));
     const before = snapshotTree(sb.root);
     const r = await mend(sb, ['sessions', 'list', '--json']);
     expect(r.exitCode).toBe(0);
     const rows = JSON.parse(r.stdout) as Array<Record<string, unknown>>;
-    expect(rows.map((row) => ({ id: row['id'], started: row['started'], lastUpdate: row['lastUpdate'], records: row['records'], firstPrompt: row['firstPrompt'], kind: row['kind'] }))).toEqual([
-      { id: s2, started: '2026-03-01T00:00:01.000Z', lastUpdate: '2026-03-01T00:00:01.000Z', records: 1, firstPrompt: 'second prompt B', kind: 'interrupted_prompt' },
+    expect(
+      rows.map((row) => ({
+        id: row['id'],
+        started: row['started'],
+        lastUpdate: row['lastUpdate'],
+        records: row['records'],
+        firstPrompt: row['firstPrompt'],
+        kind: row['kind'],
+      })),
+    ).toEqual([
+      {
+        id: s2,
+        started: '2026-03-01T00:00:01.000Z',
+        lastUpdate: '2026-03-01T00:00:01.000Z',
+        records: 1,
+        firstPrompt: 'second prompt B',
+        kind: 'interrupted_prompt',
+      },
       { id: s1, started: '2026-02-01T00:00:01.000Z', lastUpdate: '2026-02-01T00:00:02.000Z', records: 2, firstPrompt: 'first prompt A', kind: 'clean' },
     ]);
     expect(snapshotTree(sb.root)).toEqual(before);

@@ -54,7 +54,13 @@ describe('a failed run is not a crash', () => {
     const run = await mend(sb, ['-p', 'hello', '-o', 'stream-json'], { env });
     expect(run.exitCode).toBe(1);
     const r = transcript((await mend(sb, ['--continue', '-o', 'stream-json', '--auto-continue'], { env })).stdout);
-    expect(r.recovery).toMatchObject({ kind: 'interrupted_prompt', cause: 'failed', last_error: { code: 'provider_error' }, can_auto_continue: false, action: 'awaiting_confirmation' });
+    expect(r.recovery).toMatchObject({
+      kind: 'interrupted_prompt',
+      cause: 'failed',
+      last_error: { code: 'provider_error' },
+      can_auto_continue: false,
+      action: 'awaiting_confirmation',
+    });
     expect(r.recovery!.visible_notice).toContain('model overloaded');
   });
 });

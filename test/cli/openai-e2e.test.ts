@@ -23,15 +23,7 @@ import {
   type MendRun,
   type Sandbox,
 } from '../support/cli.js';
-import {
-  callIdCounts,
-  countInMessages,
-  errorReply,
-  startOpenAIServer,
-  textReply,
-  toolCallReply,
-  type OpenAIServer,
-} from '../support/openai-server.js';
+import { callIdCounts, countInMessages, errorReply, startOpenAIServer, textReply, toolCallReply, type OpenAIServer } from '../support/openai-server.js';
 
 const OPENAI_ENV = { OPENAI_API_KEY: API_KEY, MEND_OPENAI_MAX_RETRIES: '0' };
 
@@ -126,7 +118,15 @@ describe.concurrent('mend against a loopback OpenAI server', { timeout: 60_000 }
     expect(system.content).toContain('never run again automatically');
     expect(system.content).toContain('run_shell_command is not confined');
     expect(first!.messages.slice(1)).toEqual([{ role: 'user', content: 'Please run the two commands' }]);
-    expect(first!.tools?.map((tl) => tl.function.name).sort()).toEqual(['edit', 'glob', 'grep_search', 'list_directory', 'read_file', 'run_shell_command', 'write_file']);
+    expect(first!.tools?.map((tl) => tl.function.name).sort()).toEqual([
+      'edit',
+      'glob',
+      'grep_search',
+      'list_directory',
+      'read_file',
+      'run_shell_command',
+      'write_file',
+    ]);
 
     expect(second!.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'tool']);
     const assistant = second!.messages[2]!;
@@ -220,7 +220,9 @@ describe.concurrent('mend against a loopback OpenAI server', { timeout: 60_000 }
     const t = transcript(r.stdout);
     // The synthetic result that closes the dangling call reaches the host as a tool result, like any other.
     expect(t.kinds).toEqual(['system:init', 'system:recovery', 'user', 'assistant', 'result']);
-    expect(t.users[0]!.message.content).toEqual([expect.objectContaining({ type: 'tool_result', is_error: true, content: expect.stringContaining('outcome is unknown') })]);
+    expect(t.users[0]!.message.content).toEqual([
+      expect.objectContaining({ type: 'tool_result', is_error: true, content: expect.stringContaining('outcome is unknown') }),
+    ]);
     expect(t.recovery).toMatchObject({
       kind: 'interrupted_turn',
       cause: 'crash',
@@ -241,11 +243,7 @@ describe.concurrent('mend against a loopback OpenAI server', { timeout: 60_000 }
 
     // Written: the recovery record, ONE synthetic result (call_b, marked with the plan id), the answer.
     const added = readLog(path).slice(before);
-    expect(added.map((rec) => (rec.type === 'system' ? `system:${rec.subtype}` : rec.type))).toEqual([
-      'system:recovery',
-      'tool_result',
-      'assistant',
-    ]);
+    expect(added.map((rec) => (rec.type === 'system' ? `system:${rec.subtype}` : rec.type))).toEqual(['system:recovery', 'tool_result', 'assistant']);
     expect(added[1]).toMatchObject({ recovery: { synthetic: true, planId: t.recovery!.plan_id }, toolCallResult: { callId: 'call_b' } });
     expectNoSecret(r);
   });
@@ -272,7 +270,10 @@ describe.concurrent('mend against a loopback OpenAI server', { timeout: 60_000 }
   it('a clean session still gets a recovery line (kind clean, recovered false) before the model output', async ({ onTestFinished }) => {
     const { server, sb, run } = await setup(onTestFinished);
     const id = '0b6f7c2e-1d4a-4e8b-9c3f-5a2d1e0f9b8c';
-    new LogBuilder(id, { cwd: sb.cwd }).user('first question').assistant([{ text: 'first answer' }]).write(logPathOf(sb, id));
+    new LogBuilder(id, { cwd: sb.cwd })
+      .user('first question')
+      .assistant([{ text: 'first answer' }])
+      .write(logPathOf(sb, id));
     server.enqueue(textReply('second answer'));
     const r = await run(['--resume', id, '-p', 'second question', '-o', 'stream-json', '--include-partial-messages']);
     expect(r.exitCode).toBe(0);

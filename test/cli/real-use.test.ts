@@ -79,7 +79,9 @@ describe('tool calls whose arguments are not JSON', () => {
         type: 'sse',
         events: [
           chunkOf({ role: 'assistant', content: null }),
-          chunkOf({ tool_calls: [{ index: 0, id: 'bad1', type: 'function', function: { name: 'run_shell_command', arguments: `{"command": "touch ${marker}"` } }] }),
+          chunkOf({
+            tool_calls: [{ index: 0, id: 'bad1', type: 'function', function: { name: 'run_shell_command', arguments: `{"command": "touch ${marker}"` } }],
+          }),
           chunkOf({}, 'tool_calls'),
           usageChunk(10, 5),
         ],
@@ -111,7 +113,17 @@ describe("the tools' environment", () => {
           chunkOf({ role: 'assistant', content: null }),
           chunkOf({
             tool_calls: [
-              { index: 0, id: 'e1', type: 'function', function: { name: 'run_shell_command', arguments: JSON.stringify({ command: 'echo "key=$OPENAI_API_KEY gh=$GITHUB_TOKEN ok=$HARMLESS"; cat /proc/$PPID/environ | tr "\\0" "\\n" | grep OPENAI || true' }) } },
+              {
+                index: 0,
+                id: 'e1',
+                type: 'function',
+                function: {
+                  name: 'run_shell_command',
+                  arguments: JSON.stringify({
+                    command: 'echo "key=$OPENAI_API_KEY gh=$GITHUB_TOKEN ok=$HARMLESS"; cat /proc/$PPID/environ | tr "\\0" "\\n" | grep OPENAI || true',
+                  }),
+                },
+              },
             ],
           }),
           chunkOf({}, 'tool_calls'),
@@ -120,7 +132,9 @@ describe("the tools' environment", () => {
       },
       textReply('done'),
     );
-    const r = await mend(sb, ['-p', 'go', '-o', 'stream-json', '--approval-mode', 'yolo'], { env: { ...openaiEnv(), GITHUB_TOKEN: 'ghp_supersecret123', HARMLESS: 'visible' } });
+    const r = await mend(sb, ['-p', 'go', '-o', 'stream-json', '--approval-mode', 'yolo'], {
+      env: { ...openaiEnv(), GITHUB_TOKEN: 'ghp_supersecret123', HARMLESS: 'visible' },
+    });
     expect(r.exitCode).toBe(0);
     const tool = server.requests[before + 1]!.body.messages.find((m) => m.role === 'tool')!;
     expect(tool.content).toContain('ok=visible');
@@ -142,7 +156,7 @@ describe('values that look like flags', () => {
       (async () => {
         for await (const m of q) messages.push(m as Record<string, unknown>);
       })(),
-    ).rejects.toMatchObject({ code: "usage", exitCode: 2 });
+    ).rejects.toMatchObject({ code: 'usage', exitCode: 2 });
     expect(messages.at(-1)).toMatchObject({ type: 'result', is_error: true, error: { code: 'usage' } });
     const cli = await mend(sb, ['-p', 'x', '-o', 'stream-json', '--base-url', '--approval-mode=yolo']);
     expect(cli.exitCode).toBe(2);
@@ -164,7 +178,11 @@ describe('small ones', () => {
     const sb = makeSandbox('warn');
     const script = writeScript(sb, [{ text: 'ok' }]);
     const big = 'x'.repeat(1024 * 1024 + 10);
-    const r = await mend(sb, ['-p', '-', '-o', 'stream-json', '--scripted-responses', script, '--allowed-tools', 'WebFetch', '--exclude-tools', 'run_shell_command'], { input: big });
+    const r = await mend(
+      sb,
+      ['-p', '-', '-o', 'stream-json', '--scripted-responses', script, '--allowed-tools', 'WebFetch', '--exclude-tools', 'run_shell_command'],
+      { input: big },
+    );
     expect(r.exitCode).toBe(0);
     const t = transcript(r.stdout);
     const warnings = t.messages.filter((m) => m.type === 'system' && (m as { subtype: string }).subtype === 'warning') as Array<{ warning: { code: string } }>;
@@ -180,7 +198,18 @@ describe('separate text parts stay separate', () => {
     const sb = makeSandbox('parts');
     const before = server.requests.length;
     server.enqueue(textReply('ok'));
-    const line = JSON.stringify({ type: 'user', session_id: '', message: { role: 'user', content: [{ type: 'text', text: 'Line one.' }, { type: 'text', text: 'Line two.' }] }, parent_tool_use_id: null });
+    const line = JSON.stringify({
+      type: 'user',
+      session_id: '',
+      message: {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Line one.' },
+          { type: 'text', text: 'Line two.' },
+        ],
+      },
+      parent_tool_use_id: null,
+    });
     const r = await mend(sb, ['--input-format', 'stream-json', '-o', 'stream-json'], { env: openaiEnv(), input: `${line}\n` });
     expect(r.exitCode).toBe(0);
     const userMessage = server.requests[before]!.body.messages.find((m) => m.role === 'user')!;
@@ -206,7 +235,10 @@ describe('limits', () => {
   it('a 12 MB write_file: the host sees the call (input cut with a marker, every line under the cap) and its result', async () => {
     const sb = makeSandbox('bigwrite');
     const content = 'z'.repeat(12 * 1024 * 1024);
-    const script = writeScript(sb, [{ toolCalls: [{ id: 'w1', name: 'write_file', args: { file_path: 'big.txt', content } }], chunkSize: 1024 * 1024 }, { text: 'written' }]);
+    const script = writeScript(sb, [
+      { toolCalls: [{ id: 'w1', name: 'write_file', args: { file_path: 'big.txt', content } }], chunkSize: 1024 * 1024 },
+      { text: 'written' },
+    ]);
     const r = await mend(sb, ['-p', 'go', '-o', 'stream-json', '--approval-mode', 'auto-edit', '--scripted-responses', script], { timeout: 60_000 });
     expect(r.exitCode).toBe(0);
     for (const line of r.stdout.split('\n')) expect(Buffer.byteLength(line)).toBeLessThan(10 * 1024 * 1024);
@@ -214,7 +246,9 @@ describe('limits', () => {
     // Arguments over the 1 MiB cap are kept as a capped prefix and the call is not run; the host sees it marked.
     const use = t.assistants.flatMap((a) => a.message.content).find((b) => b.type === 'tool_use') as { input: Record<string, unknown> } | undefined;
     expect(use?.input).toMatchObject({ mend_invalid_arguments: expect.stringContaining('bytes') });
-    expect(t.users.flatMap((u) => u.message.content as Array<Record<string, unknown>>)).toEqual([expect.objectContaining({ tool_use_id: 'w1', is_error: true })]);
+    expect(t.users.flatMap((u) => u.message.content as Array<Record<string, unknown>>)).toEqual([
+      expect.objectContaining({ tool_use_id: 'w1', is_error: true }),
+    ]);
     expect(t.result).toMatchObject({ subtype: 'success', result: 'written' });
     const [log] = sessionFiles(sb);
     for (const line of readFileSync(log!, 'utf8').split('\n')) expect(Buffer.byteLength(line)).toBeLessThan(2 * 1024 * 1024);
@@ -228,7 +262,9 @@ describe('limits', () => {
     const port = (probe.address() as AddressInfo).port;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
     const url = `http://127.0.0.1:${port}/v1`;
-    const r = await mend(sb, ['-p', 'go', '-o', 'stream-json'], { env: { OPENAI_API_KEY: API_KEY, OPENAI_MODEL: 'm', OPENAI_BASE_URL: url, MEND_OPENAI_MAX_RETRIES: '0' } });
+    const r = await mend(sb, ['-p', 'go', '-o', 'stream-json'], {
+      env: { OPENAI_API_KEY: API_KEY, OPENAI_MODEL: 'm', OPENAI_BASE_URL: url, MEND_OPENAI_MAX_RETRIES: '0' },
+    });
     expect(r.exitCode).toBe(1);
     const error = transcript(r.stdout).result.error!;
     expect(error.message).toContain(url);

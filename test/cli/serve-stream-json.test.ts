@@ -7,7 +7,18 @@ import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CORPUS_DIR } from '../support/corpus.js';
-import { cleanupSandboxes, finished, logPathOf, makeSandbox, mend, parseStreamJson, spawnMend, watchStdout, writeScript, type Sandbox } from '../support/cli.js';
+import {
+  cleanupSandboxes,
+  finished,
+  logPathOf,
+  makeSandbox,
+  mend,
+  parseStreamJson,
+  spawnMend,
+  watchStdout,
+  writeScript,
+  type Sandbox,
+} from '../support/cli.js';
 
 afterAll(cleanupSandboxes);
 
@@ -52,7 +63,10 @@ describe('stream-json input', () => {
     });
     expect(r.exitCode).toBe(0);
     expect(r.durationMs).toBeLessThan(10_000);
-    const lines = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     // stdin ended before the tool was reached: nobody can answer, so nobody is asked.
     expect(lines.filter((m) => m['type'] === 'control_request')).toEqual([]);
     const toolResult = lines.find((m) => m['type'] === 'user') as { message: { content: Array<{ is_error: boolean; content: string }> } } | undefined;
@@ -99,8 +113,14 @@ describe('stream-json input', () => {
     expect(r.exitCode).toBe(0);
     // The 60 s approval timer must not keep the process alive.
     expect(Date.now() - ended).toBeLessThan(5_000);
-    const lines = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines.map((m) => m["type"]), r.stdout).toContain("control_cancel_request");
+    const lines = r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(
+      lines.map((m) => m['type']),
+      r.stdout,
+    ).toContain('control_cancel_request');
     const result = lines.find((m) => m['type'] === 'result') as { is_error: boolean; error?: { code: string } };
     expect(result).toMatchObject({ is_error: true, error: { code: 'aborted' } });
   });
@@ -109,13 +129,29 @@ describe('stream-json input', () => {
     const sb = makeSandbox('serve');
     const script = writeScript(sb, [{ text: 'hello from mend' }]);
     const id = '0b9f3c2e-1111-4a2b-9c3d-123456789abc';
-    const qwenArgs = ['--input-format', 'stream-json', '--output-format', 'stream-json', '--channel=SDK', '--model', 'scripted', '--approval-mode', 'default', '--include-partial-messages', '--session-id', id];
+    const qwenArgs = [
+      '--input-format',
+      'stream-json',
+      '--output-format',
+      'stream-json',
+      '--channel=SDK',
+      '--model',
+      'scripted',
+      '--approval-mode',
+      'default',
+      '--include-partial-messages',
+      '--session-id',
+      id,
+    ];
     const r = await mend(sb, [...qwenArgs, '--scripted-responses', script, '--debug'], {
       input: `${control('r1', { subtype: 'initialize' })}\n${userLine('hi')}\n`,
     });
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toContain('ignoring --channel=SDK');
-    const lines = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines[0]).toMatchObject({ type: 'system', subtype: 'init', session_id: id });
     expect(lines.find((m) => m['type'] === 'control_response')).toMatchObject({ response: { subtype: 'success', request_id: 'r1' } });
     expect(lines.some((m) => m['type'] === 'stream_event')).toBe(true);

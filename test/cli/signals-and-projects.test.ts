@@ -7,7 +7,24 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { query } from '../../src/sdk/index.js';
-import { BIN, baseEnv, cleanupSandboxes, killMarkedGroups, logPathOf, makeSandbox, markerLines, mend, readLog, sessionFiles, singleResult, spawnMend, transcript, waitFor, watchStdout, writeScript } from '../support/cli.js';
+import {
+  BIN,
+  baseEnv,
+  cleanupSandboxes,
+  killMarkedGroups,
+  logPathOf,
+  makeSandbox,
+  markerLines,
+  mend,
+  readLog,
+  sessionFiles,
+  singleResult,
+  spawnMend,
+  transcript,
+  waitFor,
+  watchStdout,
+  writeScript,
+} from '../support/cli.js';
 import { CORPUS_DIR } from '../support/corpus.js';
 
 afterAll(cleanupSandboxes);
@@ -27,14 +44,18 @@ describe('signals and pipes', () => {
       const done = await run;
       expect(done.exitCode).toBe(129);
       const pgid = Number(markerLines(marker)[0]);
-      await waitFor(() => {
-        try {
-          process.kill(-pgid, 0);
-          return false;
-        } catch {
-          return true;
-        }
-      }, 5000, 'the tool group to die');
+      await waitFor(
+        () => {
+          try {
+            process.kill(-pgid, 0);
+            return false;
+          } catch {
+            return true;
+          }
+        },
+        5000,
+        'the tool group to die',
+      );
       const [log] = sessionFiles(sb);
       expect(readLog(log!).at(-1)).toMatchObject({ type: 'system', subtype: 'turn_aborted', systemPayload: { reason: 'sighup' } });
     } finally {
@@ -45,12 +66,21 @@ describe('signals and pipes', () => {
   it('a closed stdout (| head -1) ends quietly with 141 and records the abort', async () => {
     const sb = makeSandbox('epipe');
     const script = writeScript(sb, [{ text: 'x'.repeat(200), chunkSize: 1, delayMs: 5 }]);
-    const r = await execa('bash', ['-c', `node ${BIN} -p go --scripted-responses ${script} -o stream-json --include-partial-messages | head -1; echo "exit=\${PIPESTATUS[0]}" >&2`], { cwd: sb.cwd, env: baseEnv(sb), extendEnv: false, reject: false });
+    const r = await execa(
+      'bash',
+      ['-c', `node ${BIN} -p go --scripted-responses ${script} -o stream-json --include-partial-messages | head -1; echo "exit=\${PIPESTATUS[0]}" >&2`],
+      { cwd: sb.cwd, env: baseEnv(sb), extendEnv: false, reject: false },
+    );
     expect(r.stderr).toContain('exit=141');
     expect(r.stderr).not.toContain('Error');
     const [log] = sessionFiles(sb);
     expect(readLog(log!).at(-1)).toMatchObject({ type: 'system', subtype: 'turn_aborted', systemPayload: { reason: 'stdout_closed' } });
-    const list = await execa('bash', ['-c', `node ${BIN} sessions list | head -0; echo "exit=\${PIPESTATUS[0]}" >&2`], { cwd: sb.cwd, env: baseEnv(sb), extendEnv: false, reject: false });
+    const list = await execa('bash', ['-c', `node ${BIN} sessions list | head -0; echo "exit=\${PIPESTATUS[0]}" >&2`], {
+      cwd: sb.cwd,
+      env: baseEnv(sb),
+      extendEnv: false,
+      reject: false,
+    });
     expect(list.stderr).not.toContain('EPIPE');
   });
 
@@ -144,7 +174,12 @@ describe('honest logs', () => {
     const script = writeScript(sb, [{ toolCalls: [{ id: 'c1', name: 'run_shell_command', args: { command: 'echo harmless' } }] }, { text: 'ok' }]);
     const q = query({
       prompt: 'go',
-      options: { cwd: sb.cwd, env: { MEND_HOME: sb.home }, scriptedResponses: script, canUseTool: async () => ({ behavior: 'allow', updatedInput: { command: 'echo substituted' } }) },
+      options: {
+        cwd: sb.cwd,
+        env: { MEND_HOME: sb.home },
+        scriptedResponses: script,
+        canUseTool: async () => ({ behavior: 'allow', updatedInput: { command: 'echo substituted' } }),
+      },
     });
     for await (const m of q) if (m.type === 'result') break;
     await q.close();
@@ -156,24 +191,55 @@ describe('honest logs', () => {
   it('before initialize a host may only make the mode stricter; every change is recorded', async () => {
     const sb = makeSandbox('modes');
     const control = (id: string, request: Record<string, unknown>) => JSON.stringify({ type: 'control_request', request_id: id, request });
-    const r = await mend(sb, ['--approval-mode', 'plan', '--input-format', 'stream-json', '-o', 'stream-json', '--scripted-responses', writeScript(sb, [{ text: 'ok' }])], {
-      input: [control('a', { subtype: 'set_permission_mode', mode: 'yolo' }), control('b', { subtype: 'initialize' }), control('c', { subtype: 'set_permission_mode', mode: 'default' }), user('hi')].join('\n') + '\n',
-    });
-    const answers = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>).filter((m) => m['type'] === 'control_response').map((m) => [m['response']['request_id'], m['response']['subtype']]);
-    expect(answers).toEqual([['a', 'error'], ['b', 'success'], ['c', 'success']]);
+    const r = await mend(
+      sb,
+      ['--approval-mode', 'plan', '--input-format', 'stream-json', '-o', 'stream-json', '--scripted-responses', writeScript(sb, [{ text: 'ok' }])],
+      {
+        input:
+          [
+            control('a', { subtype: 'set_permission_mode', mode: 'yolo' }),
+            control('b', { subtype: 'initialize' }),
+            control('c', { subtype: 'set_permission_mode', mode: 'default' }),
+            user('hi'),
+          ].join('\n') + '\n',
+      },
+    );
+    const answers = r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, any>)
+      .filter((m) => m['type'] === 'control_response')
+      .map((m) => [m['response']['request_id'], m['response']['subtype']]);
+    expect(answers).toEqual([
+      ['a', 'error'],
+      ['b', 'success'],
+      ['c', 'success'],
+    ]);
     const [log] = sessionFiles(sb);
-    expect(readLog(log!).filter((rec) => rec.type === 'system' && rec.subtype === 'approval_mode_changed').map((rec) => (rec as { systemPayload: unknown }).systemPayload)).toEqual([{ from: 'plan', to: 'default', by: 'host' }]);
+    expect(
+      readLog(log!)
+        .filter((rec) => rec.type === 'system' && rec.subtype === 'approval_mode_changed')
+        .map((rec) => (rec as { systemPayload: unknown }).systemPayload),
+    ).toEqual([{ from: 'plan', to: 'default', by: 'host' }]);
   });
 
   it('a bad executable path says ENOENT, not a Node banner', async () => {
     const q = query({ prompt: 'x', options: { pathToExecutable: '/nonexistent/mend.js' } });
-    await expect((async () => { for await (const _ of q); })()).rejects.toMatchObject({ code: 'spawn_failed', message: expect.stringContaining('ENOENT') });
+    await expect(
+      (async () => {
+        for await (const _ of q);
+      })(),
+    ).rejects.toMatchObject({ code: 'spawn_failed', message: expect.stringContaining('ENOENT') });
     const sb = makeSandbox('noexec');
     const file = join(sb.scratch, 'mend-bin');
     writeFileSync(file, '#!/bin/sh\n');
     chmodSync(file, 0o644);
     const q2 = query({ prompt: 'x', options: { pathToExecutable: file } });
-    await expect((async () => { for await (const _ of q2); })()).rejects.toMatchObject({ code: 'spawn_failed', message: expect.stringContaining('not executable') });
+    await expect(
+      (async () => {
+        for await (const _ of q2);
+      })(),
+    ).rejects.toMatchObject({ code: 'spawn_failed', message: expect.stringContaining('not executable') });
     expect(existsSync(file)).toBe(true);
   });
 });

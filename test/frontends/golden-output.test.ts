@@ -27,6 +27,10 @@ describe.concurrent('golden stream-json output of the crash corpus', { timeout: 
 
 afterAll(() => {
   if (!update) return;
-  const sorted = Object.fromEntries(Object.keys(fresh).sort().map((k) => [k, fresh[k]]));
+  const sorted = Object.fromEntries(
+    Object.keys(fresh)
+      .sort()
+      .map((k) => [k, fresh[k]]),
+  );
   writeFileSync(GOLDEN_FILE, `${JSON.stringify(sorted, null, 1)}\n`);
 });

@@ -67,7 +67,11 @@ describe('main() in process', () => {
     stdin.end(`${JSON.stringify({ type: 'control_request', request_id: 'c1', request: { subtype: 'continue_last_turn' } })}\n`);
     const code = await main(['--resume', DANGLING, '--input-format', 'stream-json', '-o', 'stream-json', '--scripted-responses', script], m2.io);
     expect(code).toBe(0);
-    const lines = m.stdout().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = m
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const answer = lines.find((l) => l['type'] === 'control_response') as { response: { response: Record<string, unknown> } };
     expect(answer.response.response).toMatchObject({ accepted: true, kind: 'interrupted_turn' });
     expect(lines.filter((l) => l['type'] === 'result')).toEqual([expect.objectContaining({ subtype: 'success', result: 'Checked.' })]);
@@ -76,7 +80,9 @@ describe('main() in process', () => {
   it('a usage error is one structured result and exit 2', async () => {
     const m = memoryIo();
     expect(await main(['--max-turns', '0', '-p', 'x', '-o', 'stream-json'], m.io)).toBe(2);
-    expect(parseStreamJson(m.stdout())).toEqual([expect.objectContaining({ type: 'result', is_error: true, error: expect.objectContaining({ code: 'usage' }) })]);
+    expect(parseStreamJson(m.stdout())).toEqual([
+      expect.objectContaining({ type: 'result', is_error: true, error: expect.objectContaining({ code: 'usage' }) }),
+    ]);
   });
 
   it('a prompt on a degraded history is refused with its code, and nothing is written', async () => {
@@ -85,7 +91,9 @@ describe('main() in process', () => {
     const path = install(m.home, m.cwd, 'history-gap-middle', id);
     const { readFileSync } = await import('node:fs');
     const before = readFileSync(path);
-    expect(await main(['--resume', id, '-p', 'go on', '-o', 'stream-json', '--scripted-responses', '/nonexistent.json', '--provider', 'scripted'], m.io)).not.toBe(0);
+    expect(
+      await main(['--resume', id, '-p', 'go on', '-o', 'stream-json', '--scripted-responses', '/nonexistent.json', '--provider', 'scripted'], m.io),
+    ).not.toBe(0);
     expect(readFileSync(path).equals(before)).toBe(true);
   });
 });

@@ -16,7 +16,11 @@ const DANGLING = '38dff1b0-3406-4c0b-a5f4-8df5d96853fc';
 const FAKE = resolve(import.meta.dirname, '../sdk/fake-cli.mjs');
 const control = (id: string, request: Record<string, unknown>) => JSON.stringify({ type: 'control_request', request_id: id, request });
 const user = (content: unknown) => JSON.stringify({ type: 'user', session_id: '', message: { role: 'user', content }, parent_tool_use_id: null });
-const lines = (stdout: string) => stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
+const lines = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, any>);
 
 function install(sb: Sandbox, name = 'dangling-single-call', id = DANGLING): string {
   mkdirSync(sb.chats, { recursive: true });
@@ -30,7 +34,9 @@ describe('one continuation, one answer', () => {
     const sb = makeSandbox('race');
     install(sb);
     const script = writeScript(sb, [{}, {}, { text: 'once' }, { text: 'twice' }]);
-    const r = await mend(sb, args(script), { input: `${control('a', { subtype: 'continue_last_turn' })}\n${control('b', { subtype: 'continue_last_turn' })}\n` });
+    const r = await mend(sb, args(script), {
+      input: `${control('a', { subtype: 'continue_last_turn' })}\n${control('b', { subtype: 'continue_last_turn' })}\n`,
+    });
     expect(r.exitCode).toBe(0);
     const out = lines(r.stdout);
     const answers = out.filter((m) => m['type'] === 'control_response').map((m) => m['response']['response']);
@@ -97,7 +103,9 @@ describe('every request and every user message gets its answer', () => {
     const sb = makeSandbox('badanswer');
     const marker = join(sb.scratch, 'ran');
     const script = writeScript(sb, [{ toolCalls: [{ id: 'c1', name: 'run_shell_command', args: { command: `touch ${marker}` } }] }, { text: 'ok' }]);
-    const sub = spawnMend(sb, ['--input-format', 'stream-json', '-o', 'stream-json', '--scripted-responses', script, '--permission-timeout', '60000'], { stdin: 'pipe' });
+    const sub = spawnMend(sb, ['--input-format', 'stream-json', '-o', 'stream-json', '--scripted-responses', script, '--permission-timeout', '60000'], {
+      stdin: 'pipe',
+    });
     const watch = watchStdout(sub);
     sub.stdin!.write(`${control('i', { subtype: 'initialize' })}\n${user('go')}\n`);
     const ask = JSON.parse(await watch.waitFor((l) => l.includes('"subtype":"can_use_tool"'))) as { request_id: string };
@@ -149,9 +157,20 @@ describe('the SDK never hangs', () => {
 
   it('a CLI that exits 0 without a word, and one that prints garbage and stays, are typed errors', async () => {
     const silent = query({ prompt: 'x', options: { pathToExecutable: FAKE, env: { FAKE_CLI: 'silent' } } });
-    await expect((async () => { for await (const _ of silent); })()).rejects.toMatchObject({ code: 'exited_before_init' });
-    const garbage = query({ prompt: 'x', options: { pathToExecutable: FAKE, env: { FAKE_CLI: 'garbage' }, startupTimeoutMs: 500, shutdown: { stdinGraceMs: 50, killGraceMs: 200 } } });
-    await expect((async () => { for await (const _ of garbage); })()).rejects.toMatchObject({ code: 'startup_timeout' });
+    await expect(
+      (async () => {
+        for await (const _ of silent);
+      })(),
+    ).rejects.toMatchObject({ code: 'exited_before_init' });
+    const garbage = query({
+      prompt: 'x',
+      options: { pathToExecutable: FAKE, env: { FAKE_CLI: 'garbage' }, startupTimeoutMs: 500, shutdown: { stdinGraceMs: 50, killGraceMs: 200 } },
+    });
+    await expect(
+      (async () => {
+        for await (const _ of garbage);
+      })(),
+    ).rejects.toMatchObject({ code: 'startup_timeout' });
   });
 
   it('a locked session reaches the host as a typed error naming the holder', async () => {
@@ -161,7 +180,11 @@ describe('the SDK never hangs', () => {
     const watch = watchStdout(holder);
     await watch.waitFor((l) => l.includes('"subtype":"recovery"'));
     const q = query({ prompt: 'x', options: { cwd: sb.cwd, env: { MEND_HOME: sb.home }, resume: DANGLING } });
-    await expect((async () => { for await (const _ of q); })()).rejects.toMatchObject({ name: 'MendCliError', code: 'session_locked', holder: { pid: holder.pid } });
+    await expect(
+      (async () => {
+        for await (const _ of q);
+      })(),
+    ).rejects.toMatchObject({ name: 'MendCliError', code: 'session_locked', holder: { pid: holder.pid } });
     holder.stdin!.end();
     await holder;
   });
@@ -183,8 +206,21 @@ describe('the SDK never hangs', () => {
         },
       },
     });
-    await expect((async () => { for await (const _ of q); })()).rejects.toMatchObject({ name: 'AbortError' });
-    const [log] = readFileSync(join(sb.chats, (await import('node:fs')).readdirSync(sb.chats).find((f) => f.endsWith('.jsonl'))!), 'utf8').trim().split('\n').slice(-1);
+    await expect(
+      (async () => {
+        for await (const _ of q);
+      })(),
+    ).rejects.toMatchObject({ name: 'AbortError' });
+    const [log] = readFileSync(
+      join(
+        sb.chats,
+        (await import('node:fs')).readdirSync(sb.chats).find((f) => f.endsWith('.jsonl'))!,
+      ),
+      'utf8',
+    )
+      .trim()
+      .split('\n')
+      .slice(-1);
     expect(JSON.parse(log!)).toMatchObject({ type: 'system', subtype: 'turn_aborted', systemPayload: { reason: 'interrupt' } });
   });
 });
@@ -207,7 +243,9 @@ describe('signals and interrupts', () => {
   it('an interrupt keeps the partial text in the log and sends it to the host as an assistant line', async () => {
     const sb = makeSandbox('partial');
     const script = writeScript(sb, [{ text: 'partial answer that stalls', chunkSize: 8, stallMs: 'forever' }]);
-    const sub = spawnMend(sb, ['--input-format', 'stream-json', '-o', 'stream-json', '--include-partial-messages', '--scripted-responses', script], { stdin: 'pipe' });
+    const sub = spawnMend(sb, ['--input-format', 'stream-json', '-o', 'stream-json', '--include-partial-messages', '--scripted-responses', script], {
+      stdin: 'pipe',
+    });
     const watch = watchStdout(sub);
     sub.stdin!.write(`${user('go')}\n`);
     await watch.waitFor((l) => l.includes('"text_delta"'));
@@ -224,7 +262,10 @@ describe('backpressure', () => {
   it('a host that stops reading stdout does not grow mend: the turn waits for the pipe', async () => {
     const sb = makeSandbox('backpressure');
     const script = writeScript(sb, [{ text: 'y'.repeat(4_000_000), chunkSize: 1000 }]);
-    const sub = spawnMend(sb, ['--input-format', 'stream-json', '-o', 'stream-json', '--include-partial-messages', '--scripted-responses', script], { stdin: 'pipe', timeout: 60_000 });
+    const sub = spawnMend(sb, ['--input-format', 'stream-json', '-o', 'stream-json', '--include-partial-messages', '--scripted-responses', script], {
+      stdin: 'pipe',
+      timeout: 60_000,
+    });
     sub.stdout!.pause();
     sub.stdin!.write(`${user('flood me')}\n`);
     // The engine waits on the full pipe: the turn cannot finish while nobody reads.
@@ -241,7 +282,10 @@ describe('backpressure', () => {
 
   it('a flood of user messages is not all read at once: stdin is read as turns drain', async () => {
     const sb = makeSandbox('inputflood');
-    const script = writeScript(sb, Array.from({ length: 200 }, () => ({ text: 'ok' })));
+    const script = writeScript(
+      sb,
+      Array.from({ length: 200 }, () => ({ text: 'ok' })),
+    );
     const lines = Array.from({ length: 200 }, (_, i) => user(`message ${i}`)).join('\n') + '\n';
     const r = await mend(sb, ['--input-format', 'stream-json', '-o', 'stream-json', '--scripted-responses', script], { input: lines, timeout: 60_000 });
     expect(r.exitCode).toBe(0);
@@ -253,7 +297,9 @@ describe('the plan while a turn runs', () => {
   it('get_recovery_plan during a running turn answers running (this process holds it), never a crash', async () => {
     const sb = makeSandbox('liveplan');
     const script = writeScript(sb, [{ text: 'thinking', chunkSize: 2, stallMs: 'forever' }]);
-    const sub = spawnMend(sb, ['--input-format', 'stream-json', '-o', 'stream-json', '--include-partial-messages', '--scripted-responses', script], { stdin: 'pipe' });
+    const sub = spawnMend(sb, ['--input-format', 'stream-json', '-o', 'stream-json', '--include-partial-messages', '--scripted-responses', script], {
+      stdin: 'pipe',
+    });
     const watch = watchStdout(sub);
     sub.stdin!.write(`${user('go')}\n`);
     await watch.waitFor((l) => l.includes('"text_delta"'));

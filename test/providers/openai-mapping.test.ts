@@ -33,7 +33,15 @@ describe('toChatMessages', () => {
       { role: 'user', parts: [{ text: 'Line one.' }] },
       { role: 'user', parts: [{ text: 'Line two.' }] },
     ]);
-    expect(merged).toEqual([{ role: 'user', content: [{ type: 'text', text: 'Line one.' }, { type: 'text', text: 'Line two.' }] }]);
+    expect(merged).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Line one.' },
+          { type: 'text', text: 'Line two.' },
+        ],
+      },
+    ]);
   });
 
   it('joins assistant text parts with a blank line and leaves thoughts out', () => {
@@ -49,9 +57,7 @@ describe('toChatMessages', () => {
     expect(toChatMessages([{ role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }] }])).toEqual([
       { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] },
     ]);
-    const mixed = toChatMessages([
-      { role: 'user', parts: [{ text: 'what is this?' }, { inlineData: { mimeType: 'image/jpeg', data: '/9j/4AAQ' } }] },
-    ]);
+    const mixed = toChatMessages([{ role: 'user', parts: [{ text: 'what is this?' }, { inlineData: { mimeType: 'image/jpeg', data: '/9j/4AAQ' } }] }]);
     expect(mixed[0]).toEqual({
       role: 'user',
       content: [
@@ -130,7 +136,10 @@ describe('ChatChunkMapper', () => {
     const events = [
       ...mapper.map({ choices: [{ delta: { tool_calls: [{ id: 'a', function: { name: 'x', arguments: '{' } }] } }] }),
       ...mapper.map({ choices: [{ delta: { tool_calls: [{ function: { arguments: '}' } }] } }] }),
-      ...mapper.map({ choices: [{ delta: { tool_calls: [{ id: 'b', function: { name: 'y', arguments: '{}' } }] } }], usage: { prompt_tokens: 1, completion_tokens: 2 } }),
+      ...mapper.map({
+        choices: [{ delta: { tool_calls: [{ id: 'b', function: { name: 'y', arguments: '{}' } }] } }],
+        usage: { prompt_tokens: 1, completion_tokens: 2 },
+      }),
       ...mapper.end(),
     ];
     expect(events).toEqual([

@@ -73,7 +73,11 @@ describe('OpenAIProvider against a loopback chat-completions server', () => {
   it('assembles tool-call deltas split across chunks and maps the history it sends', async () => {
     server = await startOpenAIServer((_req, res) =>
       sendSse(res, [
-        chunkOf({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'read_file', arguments: '' } }] }),
+        chunkOf({
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'read_file', arguments: '' } }],
+        }),
         chunkOf({ tool_calls: [{ index: 0, function: { arguments: '{"file_' } }] }),
         chunkOf({ tool_calls: [{ index: 1, id: 'call_b', type: 'function', function: { name: 'list_directory', arguments: '{"pa' } }] }),
         chunkOf({ tool_calls: [{ index: 0, function: { arguments: 'path":"/a.txt"}' } }] }),
@@ -106,9 +110,7 @@ describe('OpenAIProvider against a loopback chat-completions server', () => {
     ];
     const req: ModelRequest = {
       history,
-      tools: [
-        { name: 'read_file', description: 'Reads a file', parameters: { type: 'object', properties: { file_path: { type: 'string' } } } },
-      ],
+      tools: [{ name: 'read_file', description: 'Reads a file', parameters: { type: 'object', properties: { file_path: { type: 'string' } } } }],
     };
     const response = await collectResponse(provider(server.baseURL).stream(req));
     expect(response.parts).toEqual([
@@ -153,7 +155,13 @@ describe('OpenAIProvider against a loopback chat-completions server', () => {
     ];
     await drain(provider(server.baseURL).stream({ history, tools: [] }));
     expect((server.requests[0]?.body as { messages: unknown[] }).messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'first prompt' }, { type: 'text', text: 'second prompt' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'first prompt' },
+          { type: 'text', text: 'second prompt' },
+        ],
+      },
       { role: 'assistant', content: 'ok' },
       { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] },
     ]);
@@ -183,7 +191,11 @@ describe('OpenAIProvider against a loopback chat-completions server', () => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(
         JSON.stringify({
-          error: { message: `Incorrect API key provided: ${KEY}; header was ${String(req.headers.authorization)}`, type: 'invalid_request_error', code: 'invalid_api_key' },
+          error: {
+            message: `Incorrect API key provided: ${KEY}; header was ${String(req.headers.authorization)}`,
+            type: 'invalid_request_error',
+            code: 'invalid_api_key',
+          },
         }),
       );
     });
@@ -290,7 +302,11 @@ describe('provider errors say what happened and to which server', () => {
           choices: [
             {
               index: 0,
-              message: { role: 'assistant', content: 'Reading.', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"file_path":"a"}' } }] },
+              message: {
+                role: 'assistant',
+                content: 'Reading.',
+                tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"file_path":"a"}' } }],
+              },
               finish_reason: 'tool_calls',
             },
           ],
@@ -323,7 +339,9 @@ describe('provider errors say what happened and to which server', () => {
       setTimeout(() => res.destroy(), 20);
     });
     const error = await failure(drain(provider(server.baseURL).stream({ history: [userText('q')], tools: [] })));
-    expect(error.message).toMatch(new RegExp(`^model server at ${server.baseURL.replace(/[.]/g, '\\.')} cut the connection mid-response \\(terminated.*\\) after 1 chunk\\(s\\)$`));
+    expect(error.message).toMatch(
+      new RegExp(`^model server at ${server.baseURL.replace(/[.]/g, '\\.')} cut the connection mid-response \\(terminated.*\\) after 1 chunk\\(s\\)$`),
+    );
     expect(error.details?.reason).toBe('connection_lost');
   });
 

@@ -78,7 +78,9 @@ describe('ResponseAccumulator / collectResponse', () => {
     const response = await collectResponse(events);
     const invalid = invalidArgsOf(response.parts[0] as Part);
     expect(invalid?.raw).toHaveLength(OVERSIZED_ARGS_PREFIX_CHARS);
-    expect(invalid?.reason).toBe(`arguments are ${bytes + 2} bytes, over the limit of ${MAX_TOOL_ARGS_BYTES} bytes; only the first ${OVERSIZED_ARGS_PREFIX_CHARS} characters were kept`);
+    expect(invalid?.reason).toBe(
+      `arguments are ${bytes + 2} bytes, over the limit of ${MAX_TOOL_ARGS_BYTES} bytes; only the first ${OVERSIZED_ARGS_PREFIX_CHARS} characters were kept`,
+    );
     expect(JSON.stringify(response).length).toBeLessThan(10_000);
     expect(MAX_CALLS_PER_RESPONSE).toBeGreaterThan(0);
     const shown = invalidArgsMessage('write_file', invalid as { raw: string; reason: string });

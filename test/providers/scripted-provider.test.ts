@@ -40,9 +40,7 @@ describe('ScriptedProvider', () => {
     const fresh = await collectResponse(provider.stream({ history: [user('go')], tools: [] }));
     expect(fresh.parts).toEqual([{ text: 'first' }]);
     // A resumed process with two model entries on disk continues with the third response.
-    const resumed = await collectResponse(
-      provider.stream({ history: [user('go'), model('first'), user('more'), model('second'), user('again')], tools: [] }),
-    );
+    const resumed = await collectResponse(provider.stream({ history: [user('go'), model('first'), user('more'), model('second'), user('again')], tools: [] }));
     expect(resumed.parts).toEqual([{ text: 'third' }]);
   });
 

@@ -103,8 +103,7 @@ describe('continuation reaches the model exactly once', () => {
     const p = plan(history);
     const cont = p.continuation!;
     expect(cont).toBeDefined();
-    const count = (sent: Content[], needle: (s: string) => boolean) =>
-      sent.flatMap((c) => c.parts).filter((part) => needle(JSON.stringify(part))).length;
+    const count = (sent: Content[], needle: (s: string) => boolean) => sent.flatMap((c) => c.parts).filter((part) => needle(JSON.stringify(part))).length;
 
     // Executing the continuation sends apiHistory as it is; a new prompt appends one entry.
     for (const sent of [p.apiHistory, [...p.apiHistory, user(text('new prompt'))]]) {
@@ -184,7 +183,11 @@ describe('a live session (activeWriter) is running, not crashed', () => {
   });
 
   it('the lease epoch is carried and named; the plan is a pure function of the holder', () => {
-    const input = { sessionId: SID, conversation: conversationOf([user(text('a')), model(text('b'))]), activeWriter: { ...writer, store: 'postgres', epoch: 12 } };
+    const input = {
+      sessionId: SID,
+      conversation: conversationOf([user(text('a')), model(text('b'))]),
+      activeWriter: { ...writer, store: 'postgres', epoch: 12 },
+    };
     const p = buildSessionRecoveryPlan(input);
     expect(p.kind).toBe('clean');
     expect(p.cause).toBe('running');
@@ -204,7 +207,11 @@ describe('a failed run (turn_failed) is not a crash', () => {
   };
 
   it('cause failed with lastError; confirmation needed, never auto-continued, the notice names the error', () => {
-    const p = buildSessionRecoveryPlan({ sessionId: SID, conversation: failedConversation([user(text('x')), model(call('c1')), user(result('c1'))]), options: { allowAutoContinue: true } });
+    const p = buildSessionRecoveryPlan({
+      sessionId: SID,
+      conversation: failedConversation([user(text('x')), model(call('c1')), user(result('c1'))]),
+      options: { allowAutoContinue: true },
+    });
     expect(p.kind).toBe('interrupted_prompt');
     expect(p.cause).toBe('failed');
     expect(p.lastError).toEqual({ code: 'max_turns', message: 'stopped after 20 turns' });

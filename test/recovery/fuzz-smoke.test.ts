@@ -16,7 +16,5 @@ afterAll(() => disposeContext(ctx));
 it(`fuzz core: ${CASES} cases (seed ${seed}) without a throw or a broken invariant`, async () => {
   const result = await runBatch(ctx, seed, CASES);
   expect(result.cases).toBe(CASES);
-  expect(
-    result.failures.map((f) => `[${f.family}] --case ${f.caseSeed} --index ${f.index}: ${f.problems.join(' | ').slice(0, 300)}`),
-  ).toEqual([]);
+  expect(result.failures.map((f) => `[${f.family}] --case ${f.caseSeed} --index ${f.index}: ${f.problems.join(' | ').slice(0, 300)}`)).toEqual([]);
 }, 240_000);

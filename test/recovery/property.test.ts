@@ -231,8 +231,7 @@ function repairProblems(input: readonly Content[], out: RepairResult): string[] 
     const answered = callAt.filter((p, k) => {
       const end = callAt[k + 1]?.at ?? input.length;
       return input.some(
-        (e, i) =>
-          i > p.at && i < end && e.role === 'user' && e.parts.some((q) => q.functionResponse?.id === id && q.functionResponse.name === p.name),
+        (e, i) => i > p.at && i < end && e.role === 'user' && e.parts.some((q) => q.functionResponse?.id === id && q.functionResponse.name === p.name),
       );
     }).length;
     if (synthesized > callAt.length - answered) problems.push(`call ${id} got a synthetic result although its result is recorded`);
@@ -306,7 +305,7 @@ const base = (uuid: string, parentUuid: string | null, i: number) => ({
 });
 
 describe('regressions (bugs found by the properties above)', () => {
-  it('a model part holding a call AND a result: the call\'s recorded result must not vanish unreported', () => {
+  it("a model part holding a call AND a result: the call's recorded result must not vanish unreported", () => {
     // fast-check's shrunk counterexample of "keeps or reports every recorded result".
     const history: Content[] = [
       {

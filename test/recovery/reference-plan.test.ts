@@ -138,21 +138,26 @@ describe('reader rules never change the plan of the session', () => {
   it('one foreign line anywhere does not hide the session (item 5)', async () => {
     const foreignArb = fc.record({ text: fc.string({ maxLength: 5 }), parent: fc.boolean() });
     await fc.assert(
-      fc.asyncProperty(nonEmptySessionArb.filter((r) => r.length >= 2), fc.nat(), foreignArb, async (records, n, f) => {
-        const lines = records.map((r) => JSON.stringify(r));
-        const foreign = JSON.stringify({
-          uuid: 'foreign-1',
-          parentUuid: f.parent ? 'r0' : null,
-          sessionId: '99999999-8888-4777-8666-555555555555',
-          timestamp: '2026-01-01T00:00:00.000Z',
-          type: 'user',
-          message: { role: 'user', parts: [{ text: f.text }] },
-        });
-        const at = n % (lines.length + 1);
-        const plan = await planOfLines([...lines.slice(0, at), foreign, ...lines.slice(at)]);
-        expect(withoutReport(plan)).toEqual(withoutReport(await planOfLines(lines)));
-        expect(plan.diagnostics.map((d) => d.code)).toContain('mixed_session_id');
-      }),
+      fc.asyncProperty(
+        nonEmptySessionArb.filter((r) => r.length >= 2),
+        fc.nat(),
+        foreignArb,
+        async (records, n, f) => {
+          const lines = records.map((r) => JSON.stringify(r));
+          const foreign = JSON.stringify({
+            uuid: 'foreign-1',
+            parentUuid: f.parent ? 'r0' : null,
+            sessionId: '99999999-8888-4777-8666-555555555555',
+            timestamp: '2026-01-01T00:00:00.000Z',
+            type: 'user',
+            message: { role: 'user', parts: [{ text: f.text }] },
+          });
+          const at = n % (lines.length + 1);
+          const plan = await planOfLines([...lines.slice(0, at), foreign, ...lines.slice(at)]);
+          expect(withoutReport(plan)).toEqual(withoutReport(await planOfLines(lines)));
+          expect(plan.diagnostics.map((d) => d.code)).toContain('mixed_session_id');
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -44,9 +44,7 @@ describe('repairHistory', () => {
 
   it('synthesizes a failed result with an unknown outcome for a dangling call', () => {
     const r = repairHistory([user(text('go')), model(call('c1'), call('c2', 'write_file')), user(result('c1'))]);
-    expect(r.history[2]).toEqual(
-      user(result('c1'), { functionResponse: { id: 'c2', name: 'write_file', response: { error: SYNTHETIC_RESULT_REASON } } }),
-    );
+    expect(r.history[2]).toEqual(user(result('c1'), { functionResponse: { id: 'c2', name: 'write_file', response: { error: SYNTHETIC_RESULT_REASON } } }));
     expect(r.repairs).toEqual([{ type: 'synthesized_tool_result', callId: 'c2', name: 'write_file' }]);
     expect(SYNTHETIC_RESULT_REASON).toMatch(/unknown/);
     expect(SYNTHETIC_RESULT_REASON).toMatch(/check the current state/);

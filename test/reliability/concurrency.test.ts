@@ -48,93 +48,89 @@ function userText(rec: Record<string, unknown>): string | undefined {
 }
 
 describe('single writer per session', () => {
-  it(
-    `${WRITERS} writers started together: one writes, ${WRITERS - 1} exit 3 with session_locked naming its pid; forks and read-only runs work meanwhile`,
-    async () => {
-      const sb = sandbox('writers');
-      const { id, log } = await cleanSession(sb);
-      const original = readFileSync(log, 'utf8');
-      const stall = writeScript(sb, [{ text: 'ready' }, { text: 'Stalling on purpose until killed', chunkSize: 4, stallMs: 'forever' }]);
-      const answer = writeScript(sb, [{ text: 'ready' }, { text: 'fork answer' }]);
+  it(`${WRITERS} writers started together: one writes, ${WRITERS - 1} exit 3 with session_locked naming its pid; forks and read-only runs work meanwhile`, async () => {
+    const sb = sandbox('writers');
+    const { id, log } = await cleanSession(sb);
+    const original = readFileSync(log, 'utf8');
+    const stall = writeScript(sb, [{ text: 'ready' }, { text: 'Stalling on purpose until killed', chunkSize: 4, stallMs: 'forever' }]);
+    const answer = writeScript(sb, [{ text: 'ready' }, { text: 'fork answer' }]);
 
-      const writers = Array.from({ length: WRITERS }, (_, i) => {
-        const sub = spawnMend(sb, ['--resume', id, '-p', `writer-${i}`, '--scripted-responses', stall, '-o', 'stream-json'], { timeout: 180_000 });
-        const state = { i, sub, done: undefined as Awaited<ReturnType<typeof finished>> | undefined };
-        void finished(sub).then((r) => (state.done = r));
-        return state;
-      });
-      const forks = Array.from({ length: FORKS }, (_, i) =>
-        finished(spawnMend(sb, ['--resume', id, '--fork-session', '-p', `fork-${i}`, '--scripted-responses', answer, '-o', 'stream-json'], { timeout: 120_000 })),
-      );
+    const writers = Array.from({ length: WRITERS }, (_, i) => {
+      const sub = spawnMend(sb, ['--resume', id, '-p', `writer-${i}`, '--scripted-responses', stall, '-o', 'stream-json'], { timeout: 180_000 });
+      const state = { i, sub, done: undefined as Awaited<ReturnType<typeof finished>> | undefined };
+      void finished(sub).then((r) => (state.done = r));
+      return state;
+    });
+    const forks = Array.from({ length: FORKS }, (_, i) =>
+      finished(spawnMend(sb, ['--resume', id, '--fork-session', '-p', `fork-${i}`, '--scripted-responses', answer, '-o', 'stream-json'], { timeout: 120_000 })),
+    );
 
-      await waitFor(() => writers.filter((w) => w.done).length >= WRITERS - 1, 150_000, `${WRITERS - 1} writers to exit`);
-      // Give a second winner (if the lock were broken) time to show itself.
-      await new Promise((r) => setTimeout(r, 500));
-      const running = writers.filter((w) => !w.done);
-      expect(running, 'exactly one writer keeps running').toHaveLength(1);
-      const winner = running[0]!;
-      const winnerPid = winner.sub.pid!;
+    await waitFor(() => writers.filter((w) => w.done).length >= WRITERS - 1, 150_000, `${WRITERS - 1} writers to exit`);
+    // Give a second winner (if the lock were broken) time to show itself.
+    await new Promise((r) => setTimeout(r, 500));
+    const running = writers.filter((w) => !w.done);
+    expect(running, 'exactly one writer keeps running').toHaveLength(1);
+    const winner = running[0]!;
+    const winnerPid = winner.sub.pid!;
 
-      const losers = writers.filter((w) => w.done);
-      for (const l of losers) {
-        const r = l.done!;
-        expect(r.exitCode, `writer-${l.i}: ${r.stdout}${r.stderr}`).toBe(3);
-        const result = singleResult(r.stdout);
-        expect(result, `writer-${l.i}`).toMatchObject({ type: 'result', is_error: true, error: { code: 'session_locked' } });
-        expect(result.error!.message, `writer-${l.i}`).toContain(`pid ${winnerPid}`);
-      }
+    const losers = writers.filter((w) => w.done);
+    for (const l of losers) {
+      const r = l.done!;
+      expect(r.exitCode, `writer-${l.i}: ${r.stdout}${r.stderr}`).toBe(3);
+      const result = singleResult(r.stdout);
+      expect(result, `writer-${l.i}`).toMatchObject({ type: 'result', is_error: true, error: { code: 'session_locked' } });
+      expect(result.error!.message, `writer-${l.i}`).toContain(`pid ${winnerPid}`);
+    }
 
-      // Only the winner's prompt was added, as one whole line.
-      await waitFor(() => logLines(log).length === original.split('\n').length, 10_000, "the winner's prompt");
-      const whileHeld = readFileSync(log, 'utf8');
-      expect(whileHeld.startsWith(original)).toBe(true);
-      const added = parsedLines(log).slice(original.split('\n').length - 1);
-      expect(added.map((r) => [r['type'], userText(r)])).toEqual([['user', `writer-${winner.i}`]]);
-      expect(JSON.parse(readFileSync(`${log}.lock`, 'utf8'))).toMatchObject({ pid: winnerPid });
+    // Only the winner's prompt was added, as one whole line.
+    await waitFor(() => logLines(log).length === original.split('\n').length, 10_000, "the winner's prompt");
+    const whileHeld = readFileSync(log, 'utf8');
+    expect(whileHeld.startsWith(original)).toBe(true);
+    const added = parsedLines(log).slice(original.split('\n').length - 1);
+    expect(added.map((r) => [r['type'], userText(r)])).toEqual([['user', `writer-${winner.i}`]]);
+    expect(JSON.parse(readFileSync(`${log}.lock`, 'utf8'))).toMatchObject({ pid: winnerPid });
 
-      // Forks started alongside: each succeeded in a new session file of its own.
-      const forkRuns = await Promise.all(forks);
-      const forkIds = new Set<string>();
-      for (const [i, r] of forkRuns.entries()) {
-        expect(r.exitCode, `fork-${i}: ${r.stdout}${r.stderr}`).toBe(0);
-        const t = transcript(r.stdout);
-        expect(t.result).toMatchObject({ is_error: false, result: 'fork answer' });
-        const forkId = t.init.session_id;
-        expect(forkId).not.toBe(id);
-        forkIds.add(forkId);
-        const forkLog = logPathOf(sb, forkId);
-        const recs = parsedLines(forkLog);
-        expect(recs.every((rec) => rec['sessionId'] === forkId)).toBe(true);
-        expect(recs.some((rec) => userText(rec) === `fork-${i}`)).toBe(true);
-      }
-      expect(forkIds.size).toBe(FORKS);
+    // Forks started alongside: each succeeded in a new session file of its own.
+    const forkRuns = await Promise.all(forks);
+    const forkIds = new Set<string>();
+    for (const [i, r] of forkRuns.entries()) {
+      expect(r.exitCode, `fork-${i}: ${r.stdout}${r.stderr}`).toBe(0);
+      const t = transcript(r.stdout);
+      expect(t.result).toMatchObject({ is_error: false, result: 'fork answer' });
+      const forkId = t.init.session_id;
+      expect(forkId).not.toBe(id);
+      forkIds.add(forkId);
+      const forkLog = logPathOf(sb, forkId);
+      const recs = parsedLines(forkLog);
+      expect(recs.every((rec) => rec['sessionId'] === forkId)).toBe(true);
+      expect(recs.some((rec) => userText(rec) === `fork-${i}`)).toBe(true);
+    }
+    expect(forkIds.size).toBe(FORKS);
 
-      // Read-only runs succeed while the lock is held, and write nothing.
-      const inspect = await mend(sb, ['--resume', id, '-o', 'stream-json']);
-      expect(inspect.exitCode, inspect.stderr).toBe(0);
-      expect(transcript(inspect.stdout).kinds).toEqual(['system:init', 'system:recovery', 'result']);
-      const plan = await mend(sb, ['plan', id, '--json']);
-      expect(plan.exitCode, plan.stderr).toBe(0);
-      expect(JSON.parse(plan.stdout)).toMatchObject({ sessionId: id, kind: 'interrupted_prompt' });
-      const list = await mend(sb, ['sessions', 'list', '--json']);
-      expect(list.exitCode, list.stderr).toBe(0);
-      const ids = (JSON.parse(list.stdout) as Array<{ id: string }>).map((s) => s.id);
-      expect(ids.sort()).toEqual([id, ...forkIds].sort());
-      expect(readFileSync(log, 'utf8')).toBe(whileHeld);
+    // Read-only runs succeed while the lock is held, and write nothing.
+    const inspect = await mend(sb, ['--resume', id, '-o', 'stream-json']);
+    expect(inspect.exitCode, inspect.stderr).toBe(0);
+    expect(transcript(inspect.stdout).kinds).toEqual(['system:init', 'system:recovery', 'result']);
+    const plan = await mend(sb, ['plan', id, '--json']);
+    expect(plan.exitCode, plan.stderr).toBe(0);
+    expect(JSON.parse(plan.stdout)).toMatchObject({ sessionId: id, kind: 'interrupted_prompt' });
+    const list = await mend(sb, ['sessions', 'list', '--json']);
+    expect(list.exitCode, list.stderr).toBe(0);
+    const ids = (JSON.parse(list.stdout) as Array<{ id: string }>).map((s) => s.id);
+    expect(ids.sort()).toEqual([id, ...forkIds].sort());
+    expect(readFileSync(log, 'utf8')).toBe(whileHeld);
 
-      // Everyone else is gone; now end the winner.
-      expect(winner.done).toBeUndefined();
-      winner.sub.kill('SIGTERM');
-      const end = await finished(winner.sub);
-      expect(end.exitCode).toBe(143);
-      const final = parsedLines(log);
-      const mine = final.slice(original.split('\n').length - 1);
-      expect(mine.map((r) => (r['type'] === 'system' ? `system:${String(r['subtype'])}` : r['type']))).toEqual(['user', 'assistant', 'system:turn_aborted']);
-      expect(final.every((r) => r['sessionId'] === id)).toBe(true);
-      expect(existsSync(`${log}.lock`)).toBe(false);
-    },
-    240_000,
-  );
+    // Everyone else is gone; now end the winner.
+    expect(winner.done).toBeUndefined();
+    winner.sub.kill('SIGTERM');
+    const end = await finished(winner.sub);
+    expect(end.exitCode).toBe(143);
+    const final = parsedLines(log);
+    const mine = final.slice(original.split('\n').length - 1);
+    expect(mine.map((r) => (r['type'] === 'system' ? `system:${String(r['subtype'])}` : r['type']))).toEqual(['user', 'assistant', 'system:turn_aborted']);
+    expect(final.every((r) => r['sessionId'] === id)).toBe(true);
+    expect(existsSync(`${log}.lock`)).toBe(false);
+  }, 240_000);
 
   it('a lock left by a writer killed with SIGKILL is taken over at once by the next run', async () => {
     const sb = sandbox('takeover');
@@ -149,7 +145,14 @@ describe('single writer per session', () => {
       const lines = logLines(log).length;
       const t0 = performance.now();
       const sub = spawnMend(sb, ['--resume', id, '-p', prompt, '--scripted-responses', answer, '-o', 'stream-json']);
-      await waitFor(() => logLines(log).slice(lines).some((l) => l.includes(`"text":"${prompt}"`)), 20_000, `${prompt} in the log`);
+      await waitFor(
+        () =>
+          logLines(log)
+            .slice(lines)
+            .some((l) => l.includes(`"text":"${prompt}"`)),
+        20_000,
+        `${prompt} in the log`,
+      );
       const ms = performance.now() - t0;
       const r = await finished(sub);
       expect(r.exitCode, r.stdout + r.stderr).toBe(0);

@@ -53,8 +53,7 @@ describe('MEND_FAULT', () => {
         const sb = createScenarioSandbox(base('nochange'), 1);
         const r = await runScenario(sb, { env });
         const sanitized = sb.root.replace(/[^a-zA-Z0-9]/g, '-');
-        const normalize = (text: string) =>
-          text.split(sb.root).join('<root>').split(sanitized).join('<sanitized-root>').split(sb.sessionId).join('<sid>');
+        const normalize = (text: string) => text.split(sb.root).join('<root>').split(sanitized).join('<sanitized-root>').split(sb.sessionId).join('<sid>');
         return {
           label,
           r,
@@ -126,7 +125,11 @@ describe('MEND_FAULT', () => {
         const { plan, valid, loaded } = await planOf(sb.logPath);
         expect(valid, label).toEqual({ ok: true });
         expect(plan.kind, label).toBe(expectedKind(tailState(log.records)).kind);
-        if (bytes > 0 && bytes < 1_000_000) expect(loaded.diagnostics.map((d) => d.code), label).toContain('torn_tail');
+        if (bytes > 0 && bytes < 1_000_000)
+          expect(
+            loaded.diagnostics.map((d) => d.code),
+            label,
+          ).toContain('torn_tail');
 
         const next = nextRun(true, log.records);
         const cont = await runScenario(sb, { mode: next.mode });
@@ -151,7 +154,10 @@ describe('MEND_FAULT', () => {
         expect(r.exitCode, label).toBe(4);
         const t = transcript(r.stdout);
         expect(t.result, label).toMatchObject({ is_error: true, error: { code: 'session_write_failed' } });
-        expect(t.kinds.filter((k) => k === 'result'), label).toHaveLength(1);
+        expect(
+          t.kinds.filter((k) => k === 'result'),
+          label,
+        ).toHaveLength(1);
 
         // The write that failed wrote nothing: N-1 whole records, no torn line.
         const log = readCrashLog(sb.logPath);
@@ -216,7 +222,10 @@ describe('MEND_FAULT', () => {
         const r = await runScenario(sb, { shellPrefix: `trap '' XFSZ; ulimit -f ${blocks}` });
         expect(r.exitCode, `${label}: ${r.stderr}`).toBe(4);
         const t = transcript(r.stdout);
-        expect(t.kinds.filter((k) => k === 'result'), label).toHaveLength(1);
+        expect(
+          t.kinds.filter((k) => k === 'result'),
+          label,
+        ).toHaveLength(1);
         expect(t.result, label).toMatchObject({ is_error: true, error: { code: 'session_write_failed' } });
         expect(String(t.result.error?.message), label).toMatch(/too large|EFBIG/i);
 

@@ -25,7 +25,10 @@ describe('decideRecoveryAction: continue intents', () => {
     const plan = planWith(2);
     expect(decideRecoveryAction(plan, { type: 'continue', planId: plan.planId })).toEqual({ action: 'continue', execute: 'continuation' });
     expect(decideRecoveryAction(plan, { type: 'continue' })).toEqual({ action: 'continue', execute: 'continuation' });
-    expect(decideRecoveryAction(plan, { type: 'continue', planId: 'rp_0000000000000000', unconfirmed: false })).toMatchObject({ action: 'refused', code: 'stale_plan' });
+    expect(decideRecoveryAction(plan, { type: 'continue', planId: 'rp_0000000000000000', unconfirmed: false })).toMatchObject({
+      action: 'refused',
+      code: 'stale_plan',
+    });
   });
 
   it('auto-continue never repeats a tail that failed', () => {

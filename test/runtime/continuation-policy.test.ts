@@ -5,7 +5,8 @@ import { decideRecoveryAction } from '../../src/runtime/continuation-policy.js';
 import { loadSession } from '../../src/session/session-loader.js';
 import { CORPUS_DIR } from '../support/corpus.js';
 
-const planOf = async (name: string, allowAutoContinue = false) => buildPlanForSession(await loadSession(`${CORPUS_DIR}/${name}/session.jsonl`), { allowAutoContinue });
+const planOf = async (name: string, allowAutoContinue = false) =>
+  buildPlanForSession(await loadSession(`${CORPUS_DIR}/${name}/session.jsonl`), { allowAutoContinue });
 
 describe('decideRecoveryAction', () => {
   it('continue: accepted on an interrupted turn, refused with a code otherwise', async () => {
@@ -30,6 +31,9 @@ describe('decideRecoveryAction', () => {
     const degraded = await planOf('history-gap-middle');
     expect(decideRecoveryAction(degraded, { type: 'prompt', acceptDegraded: false })).toMatchObject({ action: 'refused', code: 'degraded_history' });
     expect(decideRecoveryAction(degraded, { type: 'prompt', acceptDegraded: true })).toEqual({ action: 'none', execute: 'prompt' });
-    expect(decideRecoveryAction(await planOf('dangling-single-call'), { type: 'prompt', acceptDegraded: false })).toEqual({ action: 'continue', execute: 'prompt' });
+    expect(decideRecoveryAction(await planOf('dangling-single-call'), { type: 'prompt', acceptDegraded: false })).toEqual({
+      action: 'continue',
+      execute: 'prompt',
+    });
   });
 });

@@ -15,7 +15,9 @@ afterAll(cleanupSandboxes);
 const DANGLING = '38dff1b0-3406-4c0b-a5f4-8df5d96853fc';
 
 function eventTypes(events: RuntimeEvent[]): string[] {
-  return events.map((e) => e.type).filter((t) => !['text_delta', 'thought_delta', 'tool_input_delta', 'message_start', 'message_end', 'tool_input_start'].includes(t));
+  return events
+    .map((e) => e.type)
+    .filter((t) => !['text_delta', 'thought_delta', 'tool_input_delta', 'message_start', 'message_end', 'tool_input_start'].includes(t));
 }
 
 describe('SessionRuntime', () => {
@@ -99,14 +101,18 @@ describe('SessionRuntime', () => {
     await reader.close();
     await writer.close();
     expect(readFileSync(log).equals(before)).toBe(true);
-    await expect(SessionRuntime.open(fx.deps, { target: { type: 'resume', target: DANGLING }, access: 'write', settings: defaultSettings }).then((r) => r.close())).resolves.toBeUndefined();
+    await expect(
+      SessionRuntime.open(fx.deps, { target: { type: 'resume', target: DANGLING }, access: 'write', settings: defaultSettings }).then((r) => r.close()),
+    ).resolves.toBeUndefined();
   });
 
   it('a second writer is refused with session_locked naming the holder', async () => {
     const fx = runtimeFixture([]);
     fx.install('dangling-single-call', DANGLING);
     const first = await SessionRuntime.open(fx.deps, { target: { type: 'resume', target: DANGLING }, access: 'write', settings: defaultSettings });
-    await expect(SessionRuntime.open(fx.deps, { target: { type: 'resume', target: DANGLING }, access: 'write', settings: defaultSettings })).rejects.toMatchObject({
+    await expect(
+      SessionRuntime.open(fx.deps, { target: { type: 'resume', target: DANGLING }, access: 'write', settings: defaultSettings }),
+    ).rejects.toMatchObject({
       code: 'session_locked',
       details: { pid: process.pid, host: 'test-host' },
     });

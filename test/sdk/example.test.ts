@@ -9,7 +9,11 @@ const EXAMPLE = join(REPO_ROOT, 'dist/examples/resume-crashed-session.js');
 const SID = '6f1d3c2a-8b4e-4f6a-9c1d-2e3f4a5b6c7d';
 
 function crashedSession(sb: Sandbox): void {
-  new LogBuilder(SID, { cwd: sb.cwd }).user('first question').assistant([{ text: 'first answer' }]).user('the interrupted prompt').write(join(sb.chats, `${SID}.jsonl`));
+  new LogBuilder(SID, { cwd: sb.cwd })
+    .user('first question')
+    .assistant([{ text: 'first answer' }])
+    .user('the interrupted prompt')
+    .write(join(sb.chats, `${SID}.jsonl`));
 }
 
 function runExample(sb: Sandbox, input: string) {

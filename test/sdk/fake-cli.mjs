@@ -6,7 +6,15 @@ const scenario = process.env.FAKE_CLI;
 
 switch (scenario) {
   case 'framing': {
-    out(JSON.stringify({ type: 'argv', argv: process.argv.slice(2), cwd: process.cwd(), foo: process.env.FAKE_FOO ?? null, gone: process.env.FAKE_GONE ?? null }) + '\n');
+    out(
+      JSON.stringify({
+        type: 'argv',
+        argv: process.argv.slice(2),
+        cwd: process.cwd(),
+        foo: process.env.FAKE_FOO ?? null,
+        gone: process.env.FAKE_GONE ?? null,
+      }) + '\n',
+    );
     out(JSON.stringify({ type: 'system', subtype: 'future', uuid: 'u', session_id: 's' }) + '\r\n');
     out('\n   \n\r\n');
     out('not json\n');

@@ -3,7 +3,15 @@ import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defaultExecutable, MendProcessError, optionsToArgs, ProcessTransport, validationIssues, type InboundMessage, type Options } from '../../src/sdk/index.js';
+import {
+  defaultExecutable,
+  MendProcessError,
+  optionsToArgs,
+  ProcessTransport,
+  validationIssues,
+  type InboundMessage,
+  type Options,
+} from '../../src/sdk/index.js';
 
 const FAKE = resolve(import.meta.dirname, 'fake-cli.mjs');
 
@@ -100,7 +108,11 @@ describe('ProcessTransport', () => {
     const { messages, error } = await readAll(t);
     expect(error).toBeUndefined();
     expect(messages).toEqual([
-      { type: 'echo', raw: '{"type":"user","message":{"role":"user","content":"a\\nb"}}', parsed: { type: 'user', message: { role: 'user', content: 'a\nb' } } },
+      {
+        type: 'echo',
+        raw: '{"type":"user","message":{"role":"user","content":"a\\nb"}}',
+        parsed: { type: 'user', message: { role: 'user', content: 'a\nb' } },
+      },
       { type: 'echo', raw: 'garbage{', parsed: null },
     ]);
     await expect(t.write({ type: 'user' })).rejects.toMatchObject({ code: 'transport_closed' });
@@ -159,14 +171,34 @@ describe('options', () => {
         extraArgs: ['--max-turns', '3'],
       }),
     ).toEqual([
-      '--input-format', 'stream-json', '--output-format', 'stream-json',
-      '--resume=abc.jsonl', '--fork-session', '--model=m', '--provider=scripted', '--base-url=http://x',
-      '--scripted-responses=/s.json', '--approval-mode=auto-edit', '--allowed-tools=read_file,edit',
-      '--add-dir=/a', '--add-dir=b', '--system-prompt=Be terse.', '--append-system-prompt=-- end --',
-      '--include-partial-messages', '--auto-continue', '--max-turns', '3',
+      '--input-format',
+      'stream-json',
+      '--output-format',
+      'stream-json',
+      '--resume=abc.jsonl',
+      '--fork-session',
+      '--model=m',
+      '--provider=scripted',
+      '--base-url=http://x',
+      '--scripted-responses=/s.json',
+      '--approval-mode=auto-edit',
+      '--allowed-tools=read_file,edit',
+      '--add-dir=/a',
+      '--add-dir=b',
+      '--system-prompt=Be terse.',
+      '--append-system-prompt=-- end --',
+      '--include-partial-messages',
+      '--auto-continue',
+      '--max-turns',
+      '3',
     ]);
     expect(optionsToArgs({ continue: true, sessionId: 'x' })).toEqual([
-      '--input-format', 'stream-json', '--output-format', 'stream-json', '--continue', '--session-id=x',
+      '--input-format',
+      'stream-json',
+      '--output-format',
+      'stream-json',
+      '--continue',
+      '--session-id=x',
     ]);
   });
 

@@ -177,7 +177,11 @@ describe('Query', () => {
     expect(t.written.indexOf(init)).toBeLessThan(firstUser === -1 ? Infinity : firstUser);
     t.succeed(init, { capabilities: {}, session_id: 's', recovery: null });
     const ask = (id: string, tool: string) =>
-      t.emit({ type: 'control_request', request_id: id, request: { subtype: 'can_use_tool', tool_name: tool, tool_use_id: `tu_${id}`, input: { file_path: '/x' } } });
+      t.emit({
+        type: 'control_request',
+        request_id: id,
+        request: { subtype: 'can_use_tool', tool_name: tool, tool_use_id: `tu_${id}`, input: { file_path: '/x' } },
+      });
     const answerTo = (id: string) => t.nextWrite((m) => m['type'] === 'control_response' && (m['response'] as { request_id?: string }).request_id === id);
     ask('c1', 'write_file');
     expect((await answerTo('c1'))['response']).toEqual({

@@ -19,7 +19,13 @@ async function run(options: Partial<QueryOptions>, script: string[] = []): Promi
   const scriptPath = writeScript(sb, [{ text: 'answered' }]);
   const q = query({
     prompt: 'hello',
-    options: { cwd: sb.cwd, pathToQwenExecutable: BIN, env: { MEND_HOME: sb.home, PATH: process.env['PATH'] ?? '' }, extraArgs: ['--scripted-responses', scriptPath, ...script], ...options } as QueryOptions,
+    options: {
+      cwd: sb.cwd,
+      pathToQwenExecutable: BIN,
+      env: { MEND_HOME: sb.home, PATH: process.env['PATH'] ?? '' },
+      extraArgs: ['--scripted-responses', scriptPath, ...script],
+      ...options,
+    } as QueryOptions,
   });
   const messages: Array<Record<string, any>> = [];
   let error: unknown;
@@ -35,7 +41,13 @@ describe("Qwen Code's SDK options", { timeout: 60_000 }, () => {
   it('maxSessionTurns, excludeTools, coreTools, authType and includeDirectories are accepted', async () => {
     const extra = makeSandbox('qwen-extra').scratch;
     mkdirSync(join(extra, 'more'), { recursive: true });
-    const { messages, error } = await run({ maxSessionTurns: 3, excludeTools: ['run_shell_command'], coreTools: ['read_file', 'list_directory', 'run_shell_command'], authType: 'openai', includeDirectories: [join(extra, 'more')] } as Partial<QueryOptions>);
+    const { messages, error } = await run({
+      maxSessionTurns: 3,
+      excludeTools: ['run_shell_command'],
+      coreTools: ['read_file', 'list_directory', 'run_shell_command'],
+      authType: 'openai',
+      includeDirectories: [join(extra, 'more')],
+    } as Partial<QueryOptions>);
     expect(error).toBeUndefined();
     const init = messages.find((m) => m['type'] === 'system' && m['subtype'] === 'init')!;
     expect(init['tools']).toEqual(['read_file', 'list_directory']);
@@ -54,7 +66,13 @@ describe("Qwen Code's SDK options", { timeout: 60_000 }, () => {
           pathToQwenExecutable: BIN,
           model: 'test-model',
           systemPrompt: 'You are terse.',
-          env: { MEND_HOME: sb.home, PATH: process.env['PATH'] ?? '', OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseURL, MEND_OPENAI_MAX_RETRIES: '0' },
+          env: {
+            MEND_HOME: sb.home,
+            PATH: process.env['PATH'] ?? '',
+            OPENAI_API_KEY: 'sk-test',
+            OPENAI_BASE_URL: server.baseURL,
+            MEND_OPENAI_MAX_RETRIES: '0',
+          },
         } as QueryOptions,
       });
       const messages: Array<Record<string, unknown>> = [];

@@ -34,7 +34,10 @@ async function crashDuringPrompt(sb: Sandbox, prompt: string): Promise<void> {
   const q = query({ prompt, options: sdkOptions(sb, script, { includePartialMessages: true }) });
   await nextMatching(q, (m) => m.type === 'stream_event');
   process.kill(pidOf(q), 'SIGKILL');
-  const error = await collect(q).then(() => undefined, (e: unknown) => e);
+  const error = await collect(q).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(MendProcessError);
   expect(error).toMatchObject({ exitCode: null, signal: 'SIGKILL' });
 }
@@ -117,7 +120,10 @@ describe.concurrent('SDK against the real CLI', () => {
       { text: 'Both files read; done.' },
     ]);
     // Crash right after the third record (user, assistant with calls, result of call_a) is durable.
-    const crashed = query({ prompt: 'read a and b', options: sdkOptions(sb, script, { env: { MEND_HOME: sb.home, HOME: sb.root, MEND_FAULT: 'kill-after-write:3' } }) });
+    const crashed = query({
+      prompt: 'read a and b',
+      options: sdkOptions(sb, script, { env: { MEND_HOME: sb.home, HOME: sb.root, MEND_FAULT: 'kill-after-write:3' } }),
+    });
     await expect(collect(crashed)).rejects.toMatchObject({ signal: 'SIGKILL' });
     expect(toolResultIds(onlyLog(sb))).toEqual(['call_a']);
 
@@ -203,7 +209,9 @@ describe.concurrent('SDK against the real CLI', () => {
     expect(result).toMatchObject({ subtype: 'success', result: 'wrote what I could' });
     expect(result.permission_denials).toEqual([expect.objectContaining({ tool_name: 'write_file', tool_use_id: 'w2' })]);
     // The denial is recorded as an error tool result.
-    const denied = onlyLog(sb).flatMap((r) => (r.type === 'tool_result' ? r.message.parts : [])).find((p) => p.functionResponse?.id === 'w2');
+    const denied = onlyLog(sb)
+      .flatMap((r) => (r.type === 'tool_result' ? r.message.parts : []))
+      .find((p) => p.functionResponse?.id === 'w2');
     expect(denied?.functionResponse?.response).toEqual({ error: expect.stringContaining('not b') });
   });
 

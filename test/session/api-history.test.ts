@@ -49,7 +49,11 @@ describe('buildApiHistory', () => {
   });
 
   it('returns a deep clone: mutating the history does not touch the records', () => {
-    const conv = conversationOf([user({ uuid: 'a', text: 'original' }), compression({ uuid: 'k', parentUuid: 'a', history: [{ role: 'model', parts: [{ text: 'sum' }] }] }), user({ uuid: 'b', parentUuid: 'k', text: 'kept' })]);
+    const conv = conversationOf([
+      user({ uuid: 'a', text: 'original' }),
+      compression({ uuid: 'k', parentUuid: 'a', history: [{ role: 'model', parts: [{ text: 'sum' }] }] }),
+      user({ uuid: 'b', parentUuid: 'k', text: 'kept' }),
+    ]);
     const history = buildApiHistory(conv);
     history[0]!.parts[0]!.text = 'changed';
     history[1]!.parts[0]!.text = 'changed';

@@ -108,11 +108,7 @@ describe('buildConversation', () => {
   });
 
   it('a gap or cycle behind the checkpoint is reported with beforeCheckpoint=true', () => {
-    const gap = [
-      user({ uuid: 'a', parentUuid: 'lost' }),
-      compression({ uuid: 'k', parentUuid: 'a', history: summary }),
-      user({ uuid: 'b', parentUuid: 'k' }),
-    ];
+    const gap = [user({ uuid: 'a', parentUuid: 'lost' }), compression({ uuid: 'k', parentUuid: 'a', history: summary }), user({ uuid: 'b', parentUuid: 'k' })];
     const g = buildConversation(readOf(gap));
     expect(g.historyGaps).toEqual([{ childUuid: 'a', missingParentUuid: 'lost', beforeCheckpoint: true }]);
     expect(uuids(g.conversation.records)).toEqual(['b']);
@@ -184,7 +180,11 @@ describe('buildConversation', () => {
     expect(build([undefined, undefined])).toBe(false);
     // Records off the chain do not count.
     const offChain = buildConversation(
-      readOf([user({ uuid: 'a', version: 'mend/1' }), user({ uuid: 'q', parentUuid: 'a', version: '0.24.4' }), user({ uuid: 'b', parentUuid: 'a', version: 'mend/1' })]),
+      readOf([
+        user({ uuid: 'a', version: 'mend/1' }),
+        user({ uuid: 'q', parentUuid: 'a', version: '0.24.4' }),
+        user({ uuid: 'b', parentUuid: 'a', version: 'mend/1' }),
+      ]),
     );
     expect(offChain.conversation.writtenByMend).toBe(true);
   });
@@ -237,7 +237,12 @@ describe('buildConversation: issue 9 rules', () => {
     const records: ChatRecord[] = [
       user({ uuid: 'a' }),
       assistant({ uuid: 'b', parentUuid: 'a', callId: 'c1' }),
-      system({ uuid: 'rec', parentUuid: 'b', subtype: 'recovery', payload: { planId: 'rp_1', kind: 'interrupted_turn', repairs: [{ type: 'from_the_future' }], timestamp: 't' } }),
+      system({
+        uuid: 'rec',
+        parentUuid: 'b',
+        subtype: 'recovery',
+        payload: { planId: 'rp_1', kind: 'interrupted_turn', repairs: [{ type: 'from_the_future' }], timestamp: 't' },
+      }),
       { ...assistant({ uuid: 'e', parentUuid: 'rec' }), message: { role: 'model', parts: [] } } as ChatRecord,
       { ...assistant({ uuid: 't', parentUuid: 'e' }), message: { role: 'model', parts: [{ text: 'hmm', thought: true }] } } as ChatRecord,
       system({ uuid: 'tf', parentUuid: 't', subtype: 'turn_failed', payload: { code: 'provider_error', message: 'HTTP 500' } }),

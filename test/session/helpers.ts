@@ -42,9 +42,7 @@ export function user(b: Base & { text?: string }): ChatRecord {
 }
 
 export function assistant(b: Base & { text?: string; callId?: string }): ChatRecord {
-  const parts = b.callId
-    ? [{ functionCall: { id: b.callId, name: 'read_file', args: { file_path: '/x' } } }]
-    : [{ text: b.text ?? `model ${b.uuid}` }];
+  const parts = b.callId ? [{ functionCall: { id: b.callId, name: 'read_file', args: { file_path: '/x' } } }] : [{ text: b.text ?? `model ${b.uuid}` }];
   return { ...base(b), type: 'assistant', provenance: 'assistant_output', model: 'm', message: { role: 'model', parts } };
 }
 

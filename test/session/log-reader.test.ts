@@ -113,7 +113,7 @@ describe('readSessionLog', () => {
     expect(r.lines).toBe(3);
   });
 
-  it('merges fragments sharing a uuid as Qwen Code does: parts concatenate, the first piece\'s fields win (usage: the last), first position kept', async () => {
+  it("merges fragments sharing a uuid as Qwen Code does: parts concatenate, the first piece's fields win (usage: the last), first position kept", async () => {
     const first = { ...assistant({ uuid: 'b', parentUuid: 'a', text: 'one' }), model: 'early', usageMetadata: { n: 1 } };
     const second = { ...assistant({ uuid: 'b', parentUuid: 'a', text: 'two' }), model: 'late' };
     const c = user({ uuid: 'c', parentUuid: 'b' });
@@ -146,7 +146,7 @@ describe('readSessionLog', () => {
     expect(r.diagnostics).toEqual([{ code: 'repeated_line', line: 2, uuid: 'a' }]);
   });
 
-  it('a later fragment with another parent keeps the first piece\'s parent (reported)', async () => {
+  it("a later fragment with another parent keeps the first piece's parent (reported)", async () => {
     const one = assistant({ uuid: 'b', parentUuid: 'a', text: 'one' });
     const two = assistant({ uuid: 'b', parentUuid: 'zz', text: 'two' });
     const r = await readSessionLog(logWith(jsonl([user({ uuid: 'a' }), one, two])));
@@ -154,7 +154,7 @@ describe('readSessionLog', () => {
     expect(r.diagnostics).toEqual([{ code: 'conflicting_parent_uuid', line: 3, uuid: 'b', keptParentUuid: 'a', parentUuid: 'zz' }]);
   });
 
-  it('the session is the records\' majority, or the file name\'s id: a foreign first line does not hide it', async () => {
+  it("the session is the records' majority, or the file name's id: a foreign first line does not hide it", async () => {
     const OTHER = '99999999-8888-4777-8666-555555555555';
     const foreign = { ...user({ uuid: 'x' }), sessionId: OTHER };
     const content = jsonl([foreign, user({ uuid: 'a' }), assistant({ uuid: 'b', parentUuid: 'a' })]);

@@ -54,9 +54,19 @@ describe('SessionWriter', () => {
   it('refuses to create over an existing log and to open a missing one', () => {
     const file = join(tempDir(), `${SID}.jsonl`);
     fs.writeFileSync(file, '');
-    expect(isMendError(catchError(() => SessionWriter.open(file, { create: true })), 'session_exists')).toBe(true);
+    expect(
+      isMendError(
+        catchError(() => SessionWriter.open(file, { create: true })),
+        'session_exists',
+      ),
+    ).toBe(true);
     const missing = join(tempDir(), 'missing.jsonl');
-    expect(isMendError(catchError(() => SessionWriter.open(missing, { create: false })), 'session_not_found')).toBe(true);
+    expect(
+      isMendError(
+        catchError(() => SessionWriter.open(missing, { create: false })),
+        'session_not_found',
+      ),
+    ).toBe(true);
     expect(fs.existsSync(missing)).toBe(false);
   });
 
@@ -84,7 +94,10 @@ describe('SessionWriter', () => {
     const dir = tempDir();
     const a = user({ uuid: 'a' });
     const b = assistant({ uuid: 'b', parentUuid: 'a' });
-    for (const [name, before] of [['full.jsonl', jsonl([a])], ['empty.jsonl', '']] as const) {
+    for (const [name, before] of [
+      ['full.jsonl', jsonl([a])],
+      ['empty.jsonl', ''],
+    ] as const) {
       const file = join(dir, name);
       fs.writeFileSync(file, before);
       const w = SessionWriter.open(file, { create: false });
@@ -192,6 +205,11 @@ describe('SessionWriter', () => {
     const w = SessionWriter.open(join(tempDir(), `${SID}.jsonl`), { create: true });
     w.close();
     w.close();
-    expect(isMendError(catchError(() => w.append(user({ uuid: 'a' }))), 'internal')).toBe(true);
+    expect(
+      isMendError(
+        catchError(() => w.append(user({ uuid: 'a' }))),
+        'internal',
+      ),
+    ).toBe(true);
   });
 });

@@ -7,8 +7,7 @@ import { assistant, compression, system, toolResult, user } from './helpers.js';
 // Each field is usually well-formed and sometimes any JSON value, and optional
 // keys are sometimes absent: that mix lands on both sides of the schema.
 const json = fc.jsonValue({ maxDepth: 2 });
-const maybe = <T>(valid: fc.Arbitrary<T>): fc.Arbitrary<unknown> =>
-  fc.oneof({ weight: 30, arbitrary: valid }, { weight: 1, arbitrary: json });
+const maybe = <T>(valid: fc.Arbitrary<T>): fc.Arbitrary<unknown> => fc.oneof({ weight: 30, arbitrary: valid }, { weight: 1, arbitrary: json });
 const opt = { requiredKeys: [] as never[] };
 const str = fc.oneof({ weight: 1, arbitrary: fc.constant('') }, { weight: 20, arbitrary: fc.string({ maxLength: 4 }) });
 const dict = fc.dictionary(fc.string({ maxLength: 3 }), json, { maxKeys: 2 });

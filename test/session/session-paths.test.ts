@@ -115,16 +115,13 @@ describe('resolveResumeTarget', () => {
     expect(resolveResumeTarget('/abs/s.jsonl', context)).toBe('/abs/s.jsonl');
   });
 
-  it.each(['../../x', 'a/b', '', ' ', `${SID}/x`, `../${SID}`, '.jsonl', 'x.json', 'x.jsonl\0'])(
-    'refuses %j with invalid_resume_target',
-    (arg) => {
-      let caught: unknown;
-      try {
-        resolveResumeTarget(arg, context);
-      } catch (e) {
-        caught = e;
-      }
-      expect(isMendError(caught, 'invalid_resume_target')).toBe(true);
-    },
-  );
+  it.each(['../../x', 'a/b', '', ' ', `${SID}/x`, `../${SID}`, '.jsonl', 'x.json', 'x.jsonl\0'])('refuses %j with invalid_resume_target', (arg) => {
+    let caught: unknown;
+    try {
+      resolveResumeTarget(arg, context);
+    } catch (e) {
+      caught = e;
+    }
+    expect(isMendError(caught, 'invalid_resume_target')).toBe(true);
+  });
 });

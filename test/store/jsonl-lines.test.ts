@@ -23,7 +23,11 @@ async function collect(path: string, blockSize?: number): Promise<string[]> {
 
 describe('jsonlLines', () => {
   it('property: equals splitting on newlines and decoding each line, at any block size', async () => {
-    const lineArb = fc.oneof(garbageLineArb, fc.string({ unit: 'grapheme', maxLength: 40 }).map((s) => Buffer.from(s)), fc.constant(Buffer.from('{"a":"é€😀"}\r')));
+    const lineArb = fc.oneof(
+      garbageLineArb,
+      fc.string({ unit: 'grapheme', maxLength: 40 }).map((s) => Buffer.from(s)),
+      fc.constant(Buffer.from('{"a":"é€😀"}\r')),
+    );
     await fc.assert(
       fc.asyncProperty(fc.array(lineArb, { maxLength: 12 }), fc.boolean(), fc.constantFrom(1, 2, 3, 7, 64, 1 << 16), async (lines, finalNewline, blockSize) => {
         const bytes = joinLines(lines, finalNewline && lines.length > 0);

@@ -57,7 +57,11 @@ await describePostgres('mend on a shared PostgreSQL store (two machines)', () =>
     const inspect = transcript((await mend(b, ['--continue', '-o', 'stream-json'], { env: envB })).stdout);
     expect(inspect.recovery).toMatchObject({ kind: 'interrupted_turn', cause: 'crash', can_continue: true, active_writer: null });
 
-    const cont = await mend(b, ['--continue', '--continue-interrupted', '--plan-id', inspect.recovery!.plan_id, '--scripted-responses', script, '-o', 'stream-json'], { env: envB });
+    const cont = await mend(
+      b,
+      ['--continue', '--continue-interrupted', '--plan-id', inspect.recovery!.plan_id, '--scripted-responses', script, '-o', 'stream-json'],
+      { env: envB },
+    );
     expect(cont.exitCode).toBe(0);
     const t = transcript(cont.stdout);
     expect(t.result).toMatchObject({ subtype: 'success', result: 'The command may have run; I checked and will not run it again.' });

@@ -50,7 +50,13 @@ it('an unreachable server is store_unavailable naming host and database, never t
   const store = new PostgresSessionStore({ spec: 'postgres://mend:s3cret-pw@127.0.0.1:1/nowhere', env: {}, tuning: { connectTimeoutMs: 2000 } });
   const scope = { projectRoot: '/work/x', cwd: '/work/x' };
   const ref = { store: 'postgres' as const, sessionId: randomUUID(), projectRoot: '/work/x', location: 'x' };
-  const attempts = [() => store.list(scope), () => store.latest(scope), () => store.resolve(scope, ref.sessionId), () => store.read(ref), () => store.acquire(ref, { host: 'h', pid: 1 })];
+  const attempts = [
+    () => store.list(scope),
+    () => store.latest(scope),
+    () => store.resolve(scope, ref.sessionId),
+    () => store.read(ref),
+    () => store.acquire(ref, { host: 'h', pid: 1 }),
+  ];
   for (const attempt of attempts) {
     const error = await (attempt() as Promise<unknown>).then(
       () => null,
@@ -87,7 +93,9 @@ await describePostgres('PostgreSQL store against the real server', () => {
     expect(await store.schemaVersion()).toBe(0);
     await expect(store.read(ref)).rejects.toSatisfy((e) => isMendError(e, 'session_not_found'));
     await expect(store.readIndex(ref)).rejects.toSatisfy((e) => isMendError(e, 'session_not_found'));
-    await (await store.newSession(scope, randomUUID())).sessionId;
+    await (
+      await store.newSession(scope, randomUUID())
+    ).sessionId;
     const created = await adminQuery(
       `SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
         WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')`,

@@ -44,7 +44,10 @@ await describePostgres('mend serve on a shared PostgreSQL store', () => {
       await waitFor(() => markerLines(marker).length === 1, 20_000, 'the tool to start on daemon A');
       // While A lives, B sees a running session held by A.
       const live = await DaemonSessionClient.load(new DaemonClient({ baseUrl: second.url }), sessionId, { workspaceCwd: sb.cwd });
-      expect((live.state as { _meta: { mend: { recovery: Record<string, unknown> } } })._meta.mend.recovery).toMatchObject({ cause: 'running', activeWriter: { store: 'postgres', host: 'daemon-a' } });
+      expect((live.state as { _meta: { mend: { recovery: Record<string, unknown> } } })._meta.mend.recovery).toMatchObject({
+        cause: 'running',
+        activeWriter: { store: 'postgres', host: 'daemon-a' },
+      });
       expect((await first.stop('SIGKILL')).signal).toBe('SIGKILL');
     } finally {
       killMarkedGroups(marker);

@@ -54,7 +54,7 @@ async function refusal(promise: Promise<unknown>): Promise<unknown> {
 }
 
 await describePostgres('PostgreSQL lease fencing', () => {
-  it('a terminated writer whose session was taken over is refused session_lease_lost; no record of it after the new writer\'s first', async () => {
+  it("a terminated writer whose session was taken over is refused session_lease_lost; no record of it after the new writer's first", async () => {
     const { store, ref, id } = await setup();
     const a = await store.acquire(ref, A);
     await a.append(rec(id, 1, 'A'), { durable: true });
@@ -211,7 +211,9 @@ await describePostgres('PostgreSQL lease fencing', () => {
     expect((await store.read(ref)).records).toHaveLength(1);
     const name = new URL(url).pathname.slice(1);
     // Cut every connection the store's pool holds (the idle one the read just used).
-    const cut = await adminQuery(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
+    const cut = await adminQuery(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [
+      name,
+    ]);
     expect(cut.rows[0].n).toBeGreaterThanOrEqual(1);
     expect((await store.read(ref)).records).toHaveLength(1);
     await store.close();

@@ -21,8 +21,8 @@ await describePostgres('PostgreSQL store', () => {
       'torn-tail-terminated-then-resumed': 'a row cannot hold a torn line',
       'damaged-lines-off-chain': 'a row cannot hold a damaged line',
       'garbage-line-replaced-chain-record': 'a row cannot hold a garbage line',
-      'mixed-session-ids': 'a session row cannot hold another session\'s record',
-      'foreign-first-line': 'a session row cannot hold another session\'s record',
+      'mixed-session-ids': "a session row cannot hold another session's record",
+      'foreign-first-line': "a session row cannot hold another session's record",
       'empty-session': 'a database session exists only from its first record',
     },
   });

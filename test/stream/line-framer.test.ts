@@ -182,16 +182,19 @@ describe('LineFramer', () => {
 
   it('property: any split into chunks frames like the whole input, and like the line-by-line oracle', () => {
     fc.assert(
-      fc.property(
-        streamArb,
-        fc.array(fc.nat(), { maxLength: 10 }),
-        fc.option(fc.integer({ min: 1, max: 64 }), { nil: undefined }),
-        (input, offsets, cap) => {
-          const whole = frame([input], cap);
-          expect(frame(cutAt(input, offsets.map((o) => o % (input.length + 1))), cap)).toEqual(whole);
-          expect(shape(whole)).toEqual(oracle(input, cap));
-        },
-      ),
+      fc.property(streamArb, fc.array(fc.nat(), { maxLength: 10 }), fc.option(fc.integer({ min: 1, max: 64 }), { nil: undefined }), (input, offsets, cap) => {
+        const whole = frame([input], cap);
+        expect(
+          frame(
+            cutAt(
+              input,
+              offsets.map((o) => o % (input.length + 1)),
+            ),
+            cap,
+          ),
+        ).toEqual(whole);
+        expect(shape(whole)).toEqual(oracle(input, cap));
+      }),
       { numRuns: 1000 },
     );
   });

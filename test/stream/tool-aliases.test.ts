@@ -26,7 +26,15 @@ describe('shellRuleMatches', () => {
     expect(shellRuleMatches(rule, 'git log')).toBe(false);
   });
   it('never lets a second command ride along on a prefix', () => {
-    for (const cmd of ['git status; rm -rf x', 'git status && rm x', 'git status | sh', 'git status $(rm x)', 'git status `rm x`', 'git status > f', 'git status\nrm x']) {
+    for (const cmd of [
+      'git status; rm -rf x',
+      'git status && rm x',
+      'git status | sh',
+      'git status $(rm x)',
+      'git status `rm x`',
+      'git status > f',
+      'git status\nrm x',
+    ]) {
       expect(shellRuleMatches(rule, cmd)).toBe(false);
     }
   });

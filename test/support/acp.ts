@@ -37,7 +37,11 @@ export interface AcpRunOptions {
 export const allow = (optionId = 'allow_once'): acp.RequestPermissionResponse => ({ outcome: { outcome: 'selected', optionId } });
 
 /** Spawns `mend --acp`, connects the SDK client, runs `body`, then closes stdin and waits for the exit. */
-export async function withAcp<T>(sb: Sandbox, opts: AcpRunOptions, body: (run: AcpRun) => Promise<T>): Promise<{ value: T; exitCode: number | null; stderr: string }> {
+export async function withAcp<T>(
+  sb: Sandbox,
+  opts: AcpRunOptions,
+  body: (run: AcpRun) => Promise<T>,
+): Promise<{ value: T; exitCode: number | null; stderr: string }> {
   const child = spawn('node', [BIN, '--acp', ...(opts.args ?? [])], {
     cwd: sb.cwd,
     env: baseEnv(sb, opts.env),
@@ -69,7 +73,10 @@ export async function withAcp<T>(sb: Sandbox, opts: AcpRunOptions, body: (run: A
       permissions.push(params);
       return opts.permission ? opts.permission(params) : { outcome: { outcome: 'cancelled' } };
     });
-  const stream = acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>);
+  const stream = acp.ndJsonStream(
+    Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+    Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>,
+  );
 
   let value!: T;
   try {
@@ -83,7 +90,11 @@ export async function withAcp<T>(sb: Sandbox, opts: AcpRunOptions, body: (run: A
         stderr: () => stderr,
         initialize: (capabilities = { session: { notices: {} } }) =>
           agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: capabilities }),
-        updatesOf: (sessionId, from = 0) => updates.slice(from).filter((n) => n.sessionId === sessionId).map((n) => n.update),
+        updatesOf: (sessionId, from = 0) =>
+          updates
+            .slice(from)
+            .filter((n) => n.sessionId === sessionId)
+            .map((n) => n.update),
         async waitForUpdate(pred, timeoutMs = 10_000) {
           let found: acp.SessionUpdate | undefined;
           await waitFor(() => (found = updates.map((n) => n.update).find(pred)) !== undefined, timeoutMs, 'a session/update');

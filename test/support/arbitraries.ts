@@ -53,9 +53,9 @@ export function partArb(role: 'user' | 'model'): fc.Arbitrary<Part> {
   );
 }
 
-export const contentArb: fc.Arbitrary<Content> = fc.constantFrom('user' as const, 'model' as const).chain((role) =>
-  fc.array(partArb(role), { maxLength: 4 }).map((parts): Content => ({ role, parts })),
-);
+export const contentArb: fc.Arbitrary<Content> = fc
+  .constantFrom('user' as const, 'model' as const)
+  .chain((role) => fc.array(partArb(role), { maxLength: 4 }).map((parts): Content => ({ role, parts })));
 
 /** Arbitrary sequences of user/model entries: missing and duplicate ids, results before calls, etc. */
 export const historyArb: fc.Arbitrary<Content[]> = fc.array(contentArb, { maxLength: 10 });
@@ -87,20 +87,31 @@ const thoughtOnlyArb: fc.Arbitrary<Part[]> = fc.array(
 
 const entryRecordArb: fc.Arbitrary<RecordSketch> = fc.oneof(
   { weight: 4, arbitrary: fc.array(partArb('user'), { maxLength: 4 }).map((parts): RecordSketch => ({ type: 'user', message: { role: 'user', parts } })) },
-  { weight: 3, arbitrary: fc.array(resultPartArb, { minLength: 1, maxLength: 3 }).map((parts): RecordSketch => ({ type: 'tool_result', message: { role: 'user', parts } })) },
-  { weight: 5, arbitrary: fc.array(partArb('model'), { maxLength: 4 }).map((parts): RecordSketch => ({ type: 'assistant', message: { role: 'model', parts } })) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .array(resultPartArb, { minLength: 1, maxLength: 3 })
+      .map((parts): RecordSketch => ({ type: 'tool_result', message: { role: 'user', parts } })),
+  },
+  {
+    weight: 5,
+    arbitrary: fc.array(partArb('model'), { maxLength: 4 }).map((parts): RecordSketch => ({ type: 'assistant', message: { role: 'model', parts } })),
+  },
   { weight: 1, arbitrary: thoughtOnlyArb.map((parts): RecordSketch => ({ type: 'assistant', message: { role: 'model', parts } })) },
 );
 
 const markerRecordArb: fc.Arbitrary<RecordSketch> = fc.oneof(
-  fc.constantFrom('sigint', 'sigterm', 'interrupt', 'bogus').map((reason): RecordSketch => ({ type: 'system', subtype: 'turn_aborted', systemPayload: { reason } })),
-  fc.oneof(
-    fc.record({ code: fc.constantFrom('provider_error', 'max_turns'), message: fc.string({ maxLength: 6 }) }),
-    fc.constant({ code: 7 }),
-  ).map((payload): RecordSketch => ({ type: 'system', subtype: 'turn_failed', systemPayload: payload })),
+  fc
+    .constantFrom('sigint', 'sigterm', 'interrupt', 'bogus')
+    .map((reason): RecordSketch => ({ type: 'system', subtype: 'turn_aborted', systemPayload: { reason } })),
+  fc
+    .oneof(fc.record({ code: fc.constantFrom('provider_error', 'max_turns'), message: fc.string({ maxLength: 6 }) }), fc.constant({ code: 7 }))
+    .map((payload): RecordSketch => ({ type: 'system', subtype: 'turn_failed', systemPayload: payload })),
   fc
     .oneof(
-      fc.constantFrom('synthesized_tool_result', 'quarantined_tool_output').map((type) => ({ planId: 'rp_0', kind: 'interrupted_turn', repairs: [{ type }], timestamp: 't' })),
+      fc
+        .constantFrom('synthesized_tool_result', 'quarantined_tool_output')
+        .map((type) => ({ planId: 'rp_0', kind: 'interrupted_turn', repairs: [{ type }], timestamp: 't' })),
       fc.constant(42),
     )
     .map((payload): RecordSketch => ({ type: 'system', subtype: 'recovery', systemPayload: payload })),
@@ -115,10 +126,7 @@ const markerRecordArb: fc.Arbitrary<RecordSketch> = fc.oneof(
  */
 export const sessionRecordsArb: fc.Arbitrary<ChatRecord[]> = fc
   .record({
-    sketches: fc.array(
-      fc.oneof({ weight: 6, arbitrary: entryRecordArb }, { weight: 2, arbitrary: markerRecordArb }),
-      { maxLength: 12 },
-    ),
+    sketches: fc.array(fc.oneof({ weight: 6, arbitrary: entryRecordArb }, { weight: 2, arbitrary: markerRecordArb }), { maxLength: 12 }),
     sidechain: fc.array(fc.boolean(), { maxLength: 12 }),
     peer: fc.boolean(),
   })
@@ -227,9 +235,5 @@ export const streamArb: fc.Arbitrary<Buffer> = fc
     terminated: fc.boolean(),
   })
   .map(({ lines, terminated }) =>
-    Buffer.concat(
-      lines.flatMap(([line, crlf], i) =>
-        i < lines.length - 1 || terminated ? [line, Buffer.from(crlf ? '\r\n' : '\n')] : [line],
-      ),
-    ),
+    Buffer.concat(lines.flatMap(([line, crlf], i) => (i < lines.length - 1 || terminated ? [line, Buffer.from(crlf ? '\r\n' : '\n')] : [line]))),
   );

@@ -135,7 +135,10 @@ export function mend(sb: Sandbox, args: string[], opts: MendOptions = {}): Promi
 }
 
 /** Collects a running subprocess's stdout as it arrives, for waiting on a line. */
-export function watchStdout(sub: ResultPromise<{ reject: false }>): { text: () => string; waitFor: (pred: (line: string) => boolean, timeoutMs?: number) => Promise<string> } {
+export function watchStdout(sub: ResultPromise<{ reject: false }>): {
+  text: () => string;
+  waitFor: (pred: (line: string) => boolean, timeoutMs?: number) => Promise<string>;
+} {
   let text = '';
   sub.stdout?.on('data', (chunk: Buffer | string) => {
     text += chunk.toString();

@@ -21,9 +21,7 @@ export const ExpectedSchema = z.object({
   requiresUserConfirmation: z.boolean(),
   canAutoContinueWithOptIn: z.boolean(),
   previousAttempts: z.number().int().nonnegative(),
-  continuation: z
-    .object({ mode: z.enum(['retry_user_parts', 'tool_result_parts']), parts: z.array(z.record(z.string(), z.unknown())) })
-    .nullable(),
+  continuation: z.object({ mode: z.enum(['retry_user_parts', 'tool_result_parts']), parts: z.array(z.record(z.string(), z.unknown())) }).nullable(),
   noticeIncludes: z.array(z.string()),
   diagnostics: z.array(z.string()),
   apiEntries: z.number().int().nonnegative(),
@@ -64,4 +62,3 @@ export function copyCase(c: CorpusCase): { dir: string; sessionPath: string } {
 export function expandSynthetic(parts: unknown): unknown {
   return JSON.parse(JSON.stringify(parts).replaceAll('"<synthetic>"', JSON.stringify(SYNTHETIC_RESULT_REASON)));
 }
-

@@ -22,7 +22,20 @@
  * sample through runCrashTest().
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -438,12 +451,7 @@ interface Env {
   msPerRecord: number;
 }
 
-async function checkPlan(
-  sb: ScenarioSandbox,
-  expected: Kind,
-  tornSoFar: number,
-  flag: (check: string, message: string) => void,
-): Promise<void> {
+async function checkPlan(sb: ScenarioSandbox, expected: Kind, tornSoFar: number, flag: (check: string, message: string) => void): Promise<void> {
   let plan;
   try {
     const loaded = await loadSession(sb.logPath);
@@ -577,7 +585,10 @@ async function runSchedule(schedule: Schedule, env: Env): Promise<ScheduleResult
 
     if (fault && !killed) {
       if (outcome.signal !== null || outcome.code !== 0) {
-        flag('(4) run', `run with fault ${describeFault(fault)} ended with code ${outcome.code} signal ${outcome.signal}; stderr: ${outcome.stderr.slice(-800)}`);
+        flag(
+          '(4) run',
+          `run with fault ${describeFault(fault)} ended with code ${outcome.code} signal ${outcome.signal}; stderr: ${outcome.stderr.slice(-800)}`,
+        );
         return res;
       }
       // The run finished before the fault fired: it is the completing run.
@@ -600,7 +611,10 @@ async function runSchedule(schedule: Schedule, env: Env): Promise<ScheduleResult
       } else k = appended.length;
       const expectedKeys = predictedKeys.slice(0, k);
       if (JSON.stringify(appendedKeys) !== JSON.stringify(expectedKeys)) {
-        flag('(3) records', `appended [${appendedKeys.join(', ')}], the kill point implies [${expectedKeys.join(', ')}] (run predicted: [${predictedKeys.join(', ')}])`);
+        flag(
+          '(3) records',
+          `appended [${appendedKeys.join(', ')}], the kill point implies [${expectedKeys.join(', ')}] (run predicted: [${predictedKeys.join(', ')}])`,
+        );
       }
       const durable = [...before.records, ...predicted.records.slice(0, k)];
       const { kind } = expectedKind(tailState(durable));
@@ -613,7 +627,10 @@ async function runSchedule(schedule: Schedule, env: Env): Promise<ScheduleResult
 
     // The completing run.
     if (outcome.code !== 0 || outcome.signal !== null) {
-      flag('(4) continue', `${predicted.mode} run exited ${outcome.code} (signal ${outcome.signal}); stdout tail: ${outcome.stdout.slice(-600)} stderr: ${outcome.stderr.slice(-600)}`);
+      flag(
+        '(4) continue',
+        `${predicted.mode} run exited ${outcome.code} (signal ${outcome.signal}); stdout tail: ${outcome.stdout.slice(-600)} stderr: ${outcome.stderr.slice(-600)}`,
+      );
       return res;
     }
     checkStreamJson(outcome.stdout, expectRecoveryLine, flag);
@@ -724,7 +741,9 @@ export async function runCrashTest(options: CrashTestOptions = {}): Promise<Cras
         const pct = Math.floor((done * 10) / total);
         if (pct !== lastPct) {
           lastPct = pct;
-          log(`crash-test: ${done}/${total} schedules, ${report.points} points, ${report.violations.length} violations (${Math.round((Date.now() - started) / 1000)} s)`);
+          log(
+            `crash-test: ${done}/${total} schedules, ${report.points} points, ${report.violations.length} violations (${Math.round((Date.now() - started) / 1000)} s)`,
+          );
         }
       },
     );
@@ -742,4 +761,3 @@ export async function runCrashTest(options: CrashTestOptions = {}): Promise<Cras
   report.durationMs = Date.now() - started;
   return report;
 }
-

@@ -220,10 +220,7 @@ export type Trigger =
   /** Kill at a random moment of the run. */
   | { on: 'time'; u: number };
 
-export type Fault =
-  | { kind: 'kill-after-write'; n: WriteIndex }
-  | { kind: 'torn-write'; n: WriteIndex; bytes: number }
-  | { kind: 'external'; trigger: Trigger };
+export type Fault = { kind: 'kill-after-write'; n: WriteIndex } | { kind: 'torn-write'; n: WriteIndex; bytes: number } | { kind: 'external'; trigger: Trigger };
 
 export interface Schedule {
   id: number;
@@ -332,10 +329,21 @@ export function allSchedules(seed: number, randomCount: number): Map<string, Fau
     const durable = afterWrites([], first, n);
     const second = nextRun(true, durable);
     for (let m = 1; m <= second.records.length; m++) {
-      pairs.push([{ kind: 'kill-after-write', n }, { kind: 'kill-after-write', n: m }]);
-      for (const bytes of [1, 150, 1_000_000]) pairsTorn.push([{ kind: 'kill-after-write', n }, { kind: 'torn-write', n: m, bytes }]);
+      pairs.push([
+        { kind: 'kill-after-write', n },
+        { kind: 'kill-after-write', n: m },
+      ]);
+      for (const bytes of [1, 150, 1_000_000])
+        pairsTorn.push([
+          { kind: 'kill-after-write', n },
+          { kind: 'torn-write', n: m, bytes },
+        ]);
     }
-    for (const bytes of [37, 1_000_000]) pairsTorn.push([{ kind: 'torn-write', n, bytes }, { kind: 'kill-after-write', n: { frac: rand() } }]);
+    for (const bytes of [37, 1_000_000])
+      pairsTorn.push([
+        { kind: 'torn-write', n, bytes },
+        { kind: 'kill-after-write', n: { frac: rand() } },
+      ]);
   }
   cats.set('kill-after-write pairs', pairs);
   cats.set('torn-write pairs', pairsTorn);

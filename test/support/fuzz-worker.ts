@@ -151,7 +151,7 @@ export function readProblems(read: ReadResult, bytes: Buffer): string[] {
     previousLine = line;
     if (record.sessionId !== read.sessionId) problems.push('a record of another session was kept');
   }
-  if (read.sessionId !== (read.records[0]?.record.sessionId ?? null)) problems.push('sessionId is not the first record\'s');
+  if (read.sessionId !== (read.records[0]?.record.sessionId ?? null)) problems.push("sessionId is not the first record's");
   for (const d of read.diagnostics) {
     if ('line' in d && (d.line < 1 || d.line > lines)) problems.push(`diagnostic ${d.code} on line ${d.line} of ${lines}`);
   }
@@ -217,7 +217,7 @@ export class Rng {
   weighted<T>(items: ReadonlyArray<readonly [number, T]>): T {
     let total = 0;
     for (const [w] of items) total += w;
-    let roll = this.next() / 0x100000000 * total;
+    let roll = (this.next() / 0x100000000) * total;
     for (const [w, v] of items) {
       roll -= w;
       if (roll < 0) return v;
@@ -333,7 +333,17 @@ function genPart(r: Rng, s: GenState, role: 'user' | 'model'): Record<string, un
 }
 
 function genParts(r: Rng, s: GenState, role: 'user' | 'model'): Record<string, unknown>[] {
-  return Array.from({ length: r.weighted([[1, 0], [6, 1], [3, 2], [1, r.range(3, 6)]]) }, () => genPart(r, s, role));
+  return Array.from(
+    {
+      length: r.weighted([
+        [1, 0],
+        [6, 1],
+        [3, 2],
+        [1, r.range(3, 6)],
+      ]),
+    },
+    () => genPart(r, s, role),
+  );
 }
 
 function genContent(r: Rng, s: GenState): Record<string, unknown> {
@@ -363,7 +373,14 @@ function genSystemPayload(r: Rng, s: GenState, subtype: string): unknown {
 type Rec = Record<string, unknown>;
 
 function genRecord(r: Rng, s: GenState, uuid: string, parentUuid: string | null, type?: string): Rec {
-  const t = type ?? r.weighted([[4, 'user'], [5, 'assistant'], [4, 'tool_result'], [2, 'system']] as const);
+  const t =
+    type ??
+    r.weighted([
+      [4, 'user'],
+      [5, 'assistant'],
+      [4, 'tool_result'],
+      [2, 'system'],
+    ] as const);
   s.time += r.range(1, 5000);
   const base: Rec = {
     uuid,
@@ -566,8 +583,22 @@ function mutateCorpus(r: Rng, corpus: readonly Buffer[]): Buffer {
     const finalNewline = buf.length > 0 && buf[buf.length - 1] === 0x0a;
     const at = (): number => r.int(lines.length);
     const op = r.pick([
-      'truncate', 'garbage-line', 'insert-garbage', 'flip-bytes', 'invalid-utf8', 'shuffle', 'duplicate', 'delete',
-      'swap', 'crlf', 'bom', 'splice', 'reparent', 'reuse-uuid', 'wrong-type', 'session-id',
+      'truncate',
+      'garbage-line',
+      'insert-garbage',
+      'flip-bytes',
+      'invalid-utf8',
+      'shuffle',
+      'duplicate',
+      'delete',
+      'swap',
+      'crlf',
+      'bom',
+      'splice',
+      'reparent',
+      'reuse-uuid',
+      'wrong-type',
+      'session-id',
     ] as const);
     switch (op) {
       case 'truncate':
@@ -653,7 +684,14 @@ function wrongTypeLog(r: Rng): Buffer {
 }
 
 function generatedLog(r: Rng): Buffer {
-  const records = genLogRecords(r, { records: r.weighted([[3, r.range(0, 6)], [4, r.range(6, 25)], [1, r.range(25, 120)]]), mutationRate: r.pick([0, 0.05, 0.2, 0.6]) });
+  const records = genLogRecords(r, {
+    records: r.weighted([
+      [3, r.range(0, 6)],
+      [4, r.range(6, 25)],
+      [1, r.range(25, 120)],
+    ]),
+    mutationRate: r.pick([0, 0.05, 0.2, 0.6]),
+  });
   const lines = records.map((x) => Buffer.from(JSON.stringify(x)));
   return serializeLines(r, lines, r.pick([0, 0.2, 1]));
 }
@@ -694,20 +732,25 @@ function deepChainLog(r: Rng, count = 100_000): Buffer {
   for (let i = 0; i < count; i++) {
     let parent: string | null = i === 0 ? null : `n${i - 1}`;
     if (i === 0 && variant === 1) parent = `n${count - 1 - r.int(10)}`; // the leaf's chain loops back
-    if (variant === 2 && i === (count >> 1)) parent = 'gone';
+    if (variant === 2 && i === count >> 1) parent = 'gone';
     const type = i % 2 === 0 ? 'user' : 'assistant';
     lines[i] = recordLine(`n${i}`, parent, type, `t${i}`);
   }
   if (variant === 3) {
     const at = r.range(1, count - 1);
-    lines[at] = `{"uuid":"n${at}","parentUuid":"n${at - 1}","sessionId":"${SESSION_IDS[0]}","timestamp":"t","type":"system","subtype":"chat_compression","systemPayload":{"compressedHistory":[{"role":"user","parts":[{"text":"summary"}]}]}}`;
+    lines[at] =
+      `{"uuid":"n${at}","parentUuid":"n${at - 1}","sessionId":"${SESSION_IDS[0]}","timestamp":"t","type":"system","subtype":"chat_compression","systemPayload":{"compressedHistory":[{"role":"user","parts":[{"text":"summary"}]}]}}`;
   }
   return Buffer.from(lines.join('\n') + '\n');
 }
 
 /** A value nested `depth` deep inside a record field that reaches the history, the markers or nothing. */
 function deepNestingLog(r: Rng): Buffer {
-  const depth = r.weighted([[1, r.range(50, 500)], [2, r.range(500, 5000)], [1, r.range(5000, 100_000)]]);
+  const depth = r.weighted([
+    [1, r.range(50, 500)],
+    [2, r.range(500, 5000)],
+    [1, r.range(5000, 100_000)],
+  ]);
   const v = nestedText(depth, r.chance(0.5));
   const head = recordLine('u1', null, 'user', 'hi');
   const where = r.int(5);
@@ -729,31 +772,40 @@ function deepNestingLog(r: Rng): Buffer {
 function genInboundMessage(r: Rng): unknown {
   const id = (): string => r.pick(['req_1', 'req_2', '', 'x'.repeat(r.range(1, 40))]);
   const msg = r.weighted<() => Rec>([
-    [4, () => ({
-      type: 'user',
-      session_id: SESSION_IDS[0],
-      message: {
-        role: 'user',
-        content: r.chance(0.5) ? someText(r) : [{ type: 'text', text: someText(r) }, { type: r.pick(['image', 'tool_result', 'x']) }],
-      },
-      parent_tool_use_id: r.pick([null, 'toolu_1', undefined]),
-    })],
-    [4, () => ({
-      type: 'control_request',
-      request_id: id(),
-      request: {
-        subtype: r.chance(0.85) ? r.pick(HOST_CONTROL_SUBTYPES) : r.pick(['can_use_tool', 'nope', '', '__proto__']),
-        mode: r.pick(['default', 'auto-edit', 'yolo', 'plan', 'bad']),
-        model: r.pick(['qwen', '']),
-        ...(r.chance(0.5) ? { plan_id: 'rp_0123456789abcdef' } : {}),
-      },
-    })],
-    [2, () => ({
-      type: 'control_response',
-      response: r.chance(0.5)
-        ? { subtype: 'success', request_id: id(), response: { behavior: r.pick(['allow', 'deny', 'x']), updatedInput: { a: 1 }, message: 'no' } }
-        : { subtype: 'error', request_id: id(), error: 'bad', code: 'x' },
-    })],
+    [
+      4,
+      () => ({
+        type: 'user',
+        session_id: SESSION_IDS[0],
+        message: {
+          role: 'user',
+          content: r.chance(0.5) ? someText(r) : [{ type: 'text', text: someText(r) }, { type: r.pick(['image', 'tool_result', 'x']) }],
+        },
+        parent_tool_use_id: r.pick([null, 'toolu_1', undefined]),
+      }),
+    ],
+    [
+      4,
+      () => ({
+        type: 'control_request',
+        request_id: id(),
+        request: {
+          subtype: r.chance(0.85) ? r.pick(HOST_CONTROL_SUBTYPES) : r.pick(['can_use_tool', 'nope', '', '__proto__']),
+          mode: r.pick(['default', 'auto-edit', 'yolo', 'plan', 'bad']),
+          model: r.pick(['qwen', '']),
+          ...(r.chance(0.5) ? { plan_id: 'rp_0123456789abcdef' } : {}),
+        },
+      }),
+    ],
+    [
+      2,
+      () => ({
+        type: 'control_response',
+        response: r.chance(0.5)
+          ? { subtype: 'success', request_id: id(), response: { behavior: r.pick(['allow', 'deny', 'x']), updatedInput: { a: 1 }, message: 'no' } }
+          : { subtype: 'error', request_id: id(), error: 'bad', code: 'x' },
+      }),
+    ],
     [1, () => ({ type: 'control_cancel_request', request_id: id() })],
     [1, () => ({ type: r.pick(['assistant', 'system', 'result', 1, null]) })],
   ])();
@@ -848,7 +900,10 @@ function randomChunks(r: Rng, buf: Buffer, bytewise: boolean): Buffer[] {
 
 function streamCase(r: Rng): string[] {
   const problems: string[] = [];
-  const cap = r.weighted([[3, r.range(16, 4096)], [1, undefined]] as const);
+  const cap = r.weighted([
+    [3, r.range(16, 4096)],
+    [1, undefined],
+  ] as const);
   const pieces: Buffer[] = [];
   const n = r.range(0, 12);
   for (let i = 0; i < n; i++) {
@@ -974,7 +1029,10 @@ export function logBytes(ctx: FuzzContext, family: Family, r: Rng): Buffer {
 
 function errorText(error: unknown): string {
   if (error instanceof Error) {
-    const frame = error.stack?.split('\n').find((l) => l.includes('/src/'))?.trim();
+    const frame = error.stack
+      ?.split('\n')
+      .find((l) => l.includes('/src/'))
+      ?.trim();
     return `${error.name}: ${error.message}${frame ? ` (${frame})` : ''}`;
   }
   return String(error);
@@ -1103,10 +1161,7 @@ export interface BatchRequest {
   firstIndex: number;
 }
 
-export type WorkerMessage =
-  | { type: 'ready'; dir: string }
-  | { type: 'window'; from: number; to: number }
-  | { type: 'done'; result: BatchResult };
+export type WorkerMessage = { type: 'ready'; dir: string } | { type: 'window'; from: number; to: number } | { type: 'done'; result: BatchResult };
 
 if (!isMainThread && (workerData as { mendFuzz?: boolean } | null)?.mendFuzz === true && parentPort) {
   const port = parentPort;
@@ -1119,4 +1174,3 @@ if (!isMainThread && (workerData as { mendFuzz?: boolean } | null)?.mendFuzz ===
     }).then((result) => port.postMessage({ type: 'done', result } satisfies WorkerMessage));
   });
 }
-

@@ -18,7 +18,10 @@ const TIMING_KEYS = new Set(['duration_ms', 'duration_api_ms']);
 
 function normalizeValue(value: unknown, sessionId: string, cwd: string): unknown {
   if (typeof value === 'string') {
-    return value.split(cwd).join('<cwd>').replaceAll(UUID, (m) => (m.toLowerCase() === sessionId.toLowerCase() ? '<session>' : '<uuid>'));
+    return value
+      .split(cwd)
+      .join('<cwd>')
+      .replaceAll(UUID, (m) => (m.toLowerCase() === sessionId.toLowerCase() ? '<session>' : '<uuid>'));
   }
   if (Array.isArray(value)) return value.map((v) => normalizeValue(v, sessionId, cwd));
   if (value && typeof value === 'object') {
@@ -75,7 +78,8 @@ export async function goldenRuns(c: CorpusCase, makeSb: () => Sandbox): Promise<
     continue: await run((id, s) => ['--resume', id, '-o', 'stream-json', '--continue-interrupted', '--scripted-responses', s]),
     control: await run(
       (id, s) => ['--resume', id, '--input-format', 'stream-json', '-o', 'stream-json', '--scripted-responses', s],
-      [control('c1', { subtype: 'initialize' }), control('c2', { subtype: 'get_recovery_plan' }), control('c3', { subtype: 'continue_last_turn' })].join('\n') + '\n',
+      [control('c1', { subtype: 'initialize' }), control('c2', { subtype: 'get_recovery_plan' }), control('c3', { subtype: 'continue_last_turn' })].join('\n') +
+        '\n',
     ),
   };
 }

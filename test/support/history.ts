@@ -3,10 +3,12 @@ import type { ConversationRecord } from '../../src/session/conversation.js';
 import type { ChatRecord, Content, Part } from '../../src/session/records.js';
 
 export const text = (t: string): Part => ({ text: t });
-export const call = (id: string | undefined, name = 'run_shell_command', args: Record<string, unknown> = { command: 'ls' }): Part =>
-  ({ functionCall: id === undefined ? { name, args } : { id, name, args } });
-export const result = (id: string | undefined, name = 'run_shell_command', output = 'ok'): Part =>
-  ({ functionResponse: id === undefined ? { name, response: { output } } : { id, name, response: { output } } });
+export const call = (id: string | undefined, name = 'run_shell_command', args: Record<string, unknown> = { command: 'ls' }): Part => ({
+  functionCall: id === undefined ? { name, args } : { id, name, args },
+});
+export const result = (id: string | undefined, name = 'run_shell_command', output = 'ok'): Part => ({
+  functionResponse: id === undefined ? { name, response: { output } } : { id, name, response: { output } },
+});
 export const user = (...parts: Part[]): Content => ({ role: 'user', parts });
 export const model = (...parts: Part[]): Content => ({ role: 'model', parts });
 

@@ -110,10 +110,7 @@ function pieces(text: string, size: number): string[] {
 }
 
 /** A plain text answer streamed in `chunkSize` pieces, then finish_reason `stop` and a usage chunk. */
-export function textReply(
-  text: string,
-  opts: { chunkSize?: number; usage?: [number, number]; stallAfter?: number } = {},
-): SseReply {
+export function textReply(text: string, opts: { chunkSize?: number; usage?: [number, number]; stallAfter?: number } = {}): SseReply {
   const [prompt, completion] = opts.usage ?? [20, 5];
   const events: SseEvent[] = [
     chunkOf({ role: 'assistant', content: '' }),
@@ -190,8 +187,7 @@ export async function startOpenAIServer(handler?: RequestHandler): Promise<OpenA
   let releaseGate: () => void = () => {};
   let gate = new Promise<void>((r) => (releaseGate = r));
 
-  const write = (res: ServerResponse, event: SseEvent) =>
-    res.write(`data: ${typeof event === 'string' ? event : JSON.stringify(event)}\n\n`);
+  const write = (res: ServerResponse, event: SseEvent) => res.write(`data: ${typeof event === 'string' ? event : JSON.stringify(event)}\n\n`);
 
   const reply = async (canned: CannedReply, res: ServerResponse): Promise<void> => {
     if (canned.type === 'http_error') {

@@ -47,13 +47,19 @@ if (mode === 'migrate') {
     while (!(await lines.next()).done);
     await lease.release();
   } catch (error) {
-    say({ outcome: isMendError(error, 'session_locked') ? 'locked' : 'failed', code: errorCodeOf(error), details: isMendError(error) ? error.details : String(error) });
+    say({
+      outcome: isMendError(error, 'session_locked') ? 'locked' : 'failed',
+      code: errorCodeOf(error),
+      details: isMendError(error) ? error.details : String(error),
+    });
   }
   stdin.close();
   await store.close();
 } else if (mode === 'hold') {
   // Here `sessionId` is the JSONL file to copy.
-  const lines = readFileSync(sessionId!, 'utf8').split('\n').filter((l) => l !== '');
+  const lines = readFileSync(sessionId!, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
   const records = lines.map((l) => JSON.parse(l) as ChatRecord);
   const ref = await store.newSession({ projectRoot: root!, cwd: root! }, records[0]!.sessionId);
   const lease = await store.acquire(ref, { host: host!, pid: process.pid });

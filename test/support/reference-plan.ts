@@ -293,8 +293,7 @@ export function referencePlan(input: BuildPlanInput): ReferencePlan {
   const gaps = (input.historyGaps ?? []).filter((g) => !g.beforeCheckpoint);
   const cycle = (input.diagnostics ?? []).some((d) => d.code === 'parent_cycle' && !d.beforeCheckpoint);
   const tail = classify(written);
-  const kind: SessionRecoveryKind =
-    gaps.length > 0 || cycle ? 'degraded_history' : tail.state === 'complete' ? 'clean' : tail.state;
+  const kind: SessionRecoveryKind = gaps.length > 0 || cycle ? 'degraded_history' : tail.state === 'complete' ? 'clean' : tail.state;
 
   const markers = markersAfterLastModel(conversation.records);
   let cause: RecoveryCause;
@@ -304,9 +303,7 @@ export function referencePlan(input: BuildPlanInput): ReferencePlan {
   else if (tail.state === 'complete') cause = 'none';
   else cause = conversation.writtenByMend ? 'crash' : 'unknown';
   const lastError =
-    cause === 'failed' && markers.endedBy
-      ? { code: markers.endedBy.payload.code as string, message: markers.endedBy.payload.message as string }
-      : null;
+    cause === 'failed' && markers.endedBy ? { code: markers.endedBy.payload.code as string, message: markers.endedBy.payload.message as string } : null;
 
   const repaired = repair(written);
   const repairs: RecoveryRepair[] = [
@@ -317,9 +314,7 @@ export function referencePlan(input: BuildPlanInput): ReferencePlan {
   let continuation: ReferencePlan['continuation'] = null;
   if (kind === 'interrupted_prompt' || kind === 'interrupted_turn') {
     const parts = repaired.history.slice(lastModelEntry(repaired.history) + 1).flatMap((entry) => entry.parts);
-    const syntheticCallIds = parts
-      .map((part) => part.functionResponse?.id)
-      .filter((id): id is string => id !== undefined && repaired.synthesized.includes(id));
+    const syntheticCallIds = parts.map((part) => part.functionResponse?.id).filter((id): id is string => id !== undefined && repaired.synthesized.includes(id));
     continuation = { mode: kind === 'interrupted_turn' ? 'tool_result_parts' : 'retry_user_parts', parts, syntheticCallIds };
   }
 

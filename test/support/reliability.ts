@@ -122,7 +122,9 @@ export function structureOf(lines: string[]): unknown[] {
 }
 
 export function logLines(path: string): string[] {
-  return readFileSync(path, 'utf8').split('\n').filter((l) => l !== '');
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
 }
 
 export interface EchoServer {

@@ -106,9 +106,14 @@ export function storeContract(options: StoreContractOptions): void {
         .map((c) => fixtureLines(c.name).filter((l) => l !== ''))
         .filter((lines) => lines.length > 0);
       const dir = mkdtempSync(join(tmpdir(), 'mend-contract-prop-'));
-      const sessionArb = fc.constantFrom(...holdable).chain((lines) =>
-        fc.tuple(fc.shuffledSubarray(lines, { minLength: lines.length, maxLength: lines.length }), fc.array(fc.nat({ max: lines.length - 1 }), { maxLength: 3 })),
-      );
+      const sessionArb = fc
+        .constantFrom(...holdable)
+        .chain((lines) =>
+          fc.tuple(
+            fc.shuffledSubarray(lines, { minLength: lines.length, maxLength: lines.length }),
+            fc.array(fc.nat({ max: lines.length - 1 }), { maxLength: 3 }),
+          ),
+        );
       try {
         await fc.assert(
           fc.asyncProperty(sessionArb, async ([shuffled, dups]) => {

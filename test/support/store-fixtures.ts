@@ -52,4 +52,3 @@ export async function collect(writable: (w: PassThrough) => Promise<unknown>): P
   await writable(sink);
   return Buffer.concat(chunks);
 }
-

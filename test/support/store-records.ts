@@ -18,4 +18,3 @@ export function record(sessionId: string, n: number, parentUuid: string | null, 
     message: { role: 'user', parts: [{ text }] },
   } as ChatRecord;
 }
-

@@ -107,7 +107,13 @@ describe('grep_search', () => {
     const outcome = await grepSearchTool.execute({ pattern: 'b[e]ta' }, context(dir));
     expect(outcome.isError).toBe(false);
     const matches = outcome.output.split('\n').filter((line) => /^[^[\s].*:\d+:/.test(line));
-    expect(matches).toEqual(['.hidden.ts:1:beta hidden', 'keep.log:1:beta kept', 'src/a.ts:2:// TODO: beta', 'src/b.ts:1:export function Beta() {}', 'src/nested/c.tsx:1:const x = "beta";']);
+    expect(matches).toEqual([
+      '.hidden.ts:1:beta hidden',
+      'keep.log:1:beta kept',
+      'src/a.ts:2:// TODO: beta',
+      'src/b.ts:1:export function Beta() {}',
+      'src/nested/c.tsx:1:const x = "beta";',
+    ]);
     expect(outcome.output).toContain('[1 binary file(s) skipped.]');
   });
 

@@ -39,10 +39,7 @@ describe('run_shell_command', () => {
   });
 
   it('caps output and says how much was left out', async () => {
-    const outcome = await shellTool.execute(
-      { command: "head -c 100000 /dev/zero | tr '\\0' a; echo; echo THE-END" },
-      context(dir, { outputCap: 1000 }),
-    );
+    const outcome = await shellTool.execute({ command: "head -c 100000 /dev/zero | tr '\\0' a; echo; echo THE-END" }, context(dir, { outputCap: 1000 }));
     expect(outcome.isError).toBe(false);
     const total = 100_000 + 1 + 'THE-END\n'.length;
     expect(outcome.output).toContain(`[output truncated: ${total - 1000} bytes omitted]`);

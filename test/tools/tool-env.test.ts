@@ -77,7 +77,11 @@ describe('secret redaction', () => {
         return { output: `value=${secret}`, display: secret, isError: false };
       },
     });
-    expect(await tool.execute({ fail: false }, context('/', { secrets: [secret] }))).toEqual({ output: 'value=[redacted]', display: '[redacted]', isError: false });
+    expect(await tool.execute({ fail: false }, context('/', { secrets: [secret] }))).toEqual({
+      output: 'value=[redacted]',
+      display: '[redacted]',
+      isError: false,
+    });
     expect((await tool.execute({ fail: true }, context('/', { secrets: [secret] }))).output).toBe('leaky failed: cannot use [redacted]');
   });
 });

@@ -70,7 +70,8 @@ const AVAILABLE_COMMANDS: acp.AvailableCommand[] = [
 
 /** A mend error as a JSON-RPC error: ACP's codes where one fits, mend's own code in `data.code`. */
 function requestError(code: string, message: string, sessionId?: string): acp.RequestError {
-  if (code === 'session_not_found' || code === 'no_session_to_continue') return new acp.RequestError(-32002, message, { code, ...(sessionId ? { sessionId } : {}) });
+  if (code === 'session_not_found' || code === 'no_session_to_continue')
+    return new acp.RequestError(-32002, message, { code, ...(sessionId ? { sessionId } : {}) });
   if (code === 'usage' || code === 'invalid_resume_target' || code === 'invalid_request') return new acp.RequestError(-32602, message, { code });
   return new acp.RequestError(-32603, message, { code });
 }
@@ -252,10 +253,7 @@ export class AcpAgent {
   }
 
   /** session/load (replay) and session/resume (none): read-only until driven; the recovery summary on the answer. */
-  private async open(
-    params: acp.LoadSessionRequest | acp.ResumeSessionRequest,
-    replay: boolean,
-  ): Promise<acp.LoadSessionResponse & acp.ResumeSessionResponse> {
+  private async open(params: acp.LoadSessionRequest | acp.ResumeSessionRequest, replay: boolean): Promise<acp.LoadSessionResponse & acp.ResumeSessionResponse> {
     const meta = AcpOpenMetaSchema.safeParse((params._meta as { mend?: unknown } | null | undefined)?.mend ?? {});
     const autoContinue = meta.success && meta.data.autoContinue === true;
     const existing = this.sessions.get(params.sessionId);
@@ -280,7 +278,11 @@ export class AcpAgent {
           session.id,
           this.notices
             ? { sessionUpdate: 'notice', ...notice, _meta: { mend: { recovery: summary } } }
-            : { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `${notice.title}\n${notice.description}\n` }, _meta: { mend: { notice: true, recovery: summary } } },
+            : {
+                sessionUpdate: 'agent_message_chunk',
+                content: { type: 'text', text: `${notice.title}\n${notice.description}\n` },
+                _meta: { mend: { notice: true, recovery: summary } },
+              },
         ),
       );
     }
@@ -316,10 +318,17 @@ export class AcpAgent {
   /** `/continue` typed as a prompt: the plan first, then what `_mend/session/continue` does with that plan's id. */
   private async continueCommand(session: AcpSession): Promise<acp.PromptResponse> {
     const summary = await session.summary();
-    await this.sendTo(session.id, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: planText(summary) }, _meta: { mend: { recovery: summary } } });
+    await this.sendTo(session.id, {
+      sessionUpdate: 'agent_message_chunk',
+      content: { type: 'text', text: planText(summary) },
+      _meta: { mend: { recovery: summary } },
+    });
     const answer = await session.continueLastTurn(summary?.planId);
     if (!answer.accepted) {
-      await this.sendTo(session.id, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `Not continued (${answer.code}): ${answer.message}\n` } });
+      await this.sendTo(session.id, {
+        sessionUpdate: 'agent_message_chunk',
+        content: { type: 'text', text: `Not continued (${answer.code}): ${answer.message}\n` },
+      });
       return { stopReason: 'end_turn', _meta: { mend: { continue: answer } } };
     }
     return { stopReason: answer.stopReason, _meta: { mend: { continue: answer } } };
@@ -328,7 +337,8 @@ export class AcpAgent {
   private setMode(params: acp.SetSessionModeRequest): acp.SetSessionModeResponse {
     const session = this.session(params.sessionId);
     const mode = approvalModeFromAlias(params.modeId);
-    if (!mode) throw acp.RequestError.invalidParams({ modeId: params.modeId }, `unknown mode ${JSON.stringify(params.modeId)}; modes: ${APPROVAL_MODES.join(', ')}`);
+    if (!mode)
+      throw acp.RequestError.invalidParams({ modeId: params.modeId }, `unknown mode ${JSON.stringify(params.modeId)}; modes: ${APPROVAL_MODES.join(', ')}`);
     session.runtime.setApprovalMode(mode);
     return {};
   }

@@ -100,7 +100,8 @@ export function replayUpdates(loaded: LoadedSession): SessionUpdate[] {
       ({ sessionUpdate: kind, content: block, ...(messageId ? { messageId } : {}) }) as SessionUpdate;
     for (const part of content.parts) {
       if (content.role === 'user') {
-        if (typeof part.text === 'string' && part.text !== '' && part.thought !== true) updates.push(chunk('user_message_chunk', { type: 'text', text: part.text }));
+        if (typeof part.text === 'string' && part.text !== '' && part.thought !== true)
+          updates.push(chunk('user_message_chunk', { type: 'text', text: part.text }));
         const image = imageBlock(part);
         if (image) updates.push(chunk('user_message_chunk', image));
         continue;
@@ -151,7 +152,14 @@ export function liveUpdates(event: RuntimeEvent): SessionUpdate[] {
         if (!call) return [];
         const args = call.args ?? {};
         return [
-          { sessionUpdate: 'tool_call', toolCallId: call.id ?? '', title: toolCallTitle(call.name, args), kind: acpToolKind(call.name), status: 'pending', rawInput: args },
+          {
+            sessionUpdate: 'tool_call',
+            toolCallId: call.id ?? '',
+            title: toolCallTitle(call.name, args),
+            kind: acpToolKind(call.name),
+            status: 'pending',
+            rawInput: args,
+          },
         ];
       });
     case 'tool_call_started':

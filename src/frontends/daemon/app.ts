@@ -91,7 +91,8 @@ export const FEATURES = [
 function errorAnswer(c: Context, error: unknown, log: (line: string) => void): Response {
   const code = errorCodeOf(error);
   const status = STATUS[code] ?? 500;
-  if (status >= 500 && code !== 'prompt_queue_full' && code !== 'server_closing') log(`error [${code}] ${c.req.method} ${c.req.path}: ${errorMessageOf(error)}`);
+  if (status >= 500 && code !== 'prompt_queue_full' && code !== 'server_closing')
+    log(`error [${code}] ${c.req.method} ${c.req.path}: ${errorMessageOf(error)}`);
   const details = isMendError(error) ? (error.details ?? {}) : {};
   return c.json({ ...details, error: errorMessageOf(error), code }, status);
 }
@@ -108,7 +109,8 @@ async function body<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer
     }
   }
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new MendError('invalid_request', `invalid body: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new MendError('invalid_request', `invalid body: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ')}`);
   return parsed.data;
 }
 
@@ -274,7 +276,12 @@ export function createApp(deps: AppDeps): Hono {
   };
   app.post('/session/:id/permission/:requestId', async (c) => permission(c, sessionOf(c, registry)));
   // Qwen's session-less variant: whichever open session asked.
-  app.post('/permission/:requestId', async (c) => permission(c, registry.all().find((s) => s.hasPermissionRequest(c.req.param('requestId')))));
+  app.post('/permission/:requestId', async (c) =>
+    permission(
+      c,
+      registry.all().find((s) => s.hasPermissionRequest(c.req.param('requestId'))),
+    ),
+  );
 
   app.post('/session/:id/heartbeat', async (c) => {
     const session = sessionOf(c, registry);
@@ -320,7 +327,11 @@ export function createApp(deps: AppDeps): Hono {
         if (epochReset || !complete) {
           await stream.writeSSE({
             event: 'state_resync_required',
-            data: JSON.stringify({ v: 1, type: 'state_resync_required', data: { sessionId: session.sessionId, reason: epochReset ? 'epoch_reset' : 'journal_truncated', lastEventId: journal.lastId } }),
+            data: JSON.stringify({
+              v: 1,
+              type: 'state_resync_required',
+              data: { sessionId: session.sessionId, reason: epochReset ? 'epoch_reset' : 'journal_truncated', lastEventId: journal.lastId },
+            }),
           });
         }
         let sent = 0;
@@ -336,7 +347,10 @@ export function createApp(deps: AppDeps): Hono {
         }
         if (subscriber.evicted && !stream.aborted) {
           log(`session ${session.sessionId}: an event stream fell ${maxQueued} events behind and was closed`);
-          await stream.writeSSE({ event: 'client_evicted', data: JSON.stringify({ v: 1, type: 'client_evicted', data: { sessionId: session.sessionId, reason: 'queue_full', lastEventId: journal.lastId } }) });
+          await stream.writeSSE({
+            event: 'client_evicted',
+            data: JSON.stringify({ v: 1, type: 'client_evicted', data: { sessionId: session.sessionId, reason: 'queue_full', lastEventId: journal.lastId } }),
+          });
         }
       } finally {
         clearInterval(heartbeat);

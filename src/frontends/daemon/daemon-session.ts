@@ -47,7 +47,10 @@ export class DaemonSession {
   readonly journal: EventJournal;
   readonly createdAt: string;
   private readonly clients = new Map<string, { lastSeenAt: string }>();
-  private readonly permissions = new Map<string, (outcome: PermissionBody['outcome'], meta?: { updatedInput?: Record<string, unknown> | undefined; message?: string | undefined }) => void>();
+  private readonly permissions = new Map<
+    string,
+    (outcome: PermissionBody['outcome'], meta?: { updatedInput?: Record<string, unknown> | undefined; message?: string | undefined }) => void
+  >();
   /** Prompts and accepted continuations that have not ended yet, by prompt id, with the client that sent them. */
   private readonly outstanding = new Map<string, string | undefined>();
   private readonly wire: WireEventMapper;
@@ -106,7 +109,10 @@ export class DaemonSession {
     const current = await this.runtime.currentPlan();
     if (!current) return null;
     const summary = toRecoverySummaryCamel(current.plan, current.loaded.conversation);
-    return { camel: { ...summary, activeWriter: summary.activeWriter ?? this.runtime.activeWriter ?? null }, snake: toRecoverySummary(current.plan, current.loaded.conversation) };
+    return {
+      camel: { ...summary, activeWriter: summary.activeWriter ?? this.runtime.activeWriter ?? null },
+      snake: toRecoverySummary(current.plan, current.loaded.conversation),
+    };
   }
 
   /** The ACP load answer: modes, models, and mend's recovery summary and first stream-json lines under `_meta.mend`. */
@@ -156,11 +162,15 @@ export class DaemonSession {
     if (parts.length === 0) throw new MendError('invalid_request', 'the prompt has no text');
     this.requireWriter();
     if (this.outstanding.size >= this.deps.maxPendingPrompts) {
-      throw new MendError('prompt_queue_full', `session ${this.sessionId} has ${this.outstanding.size} prompts waiting (limit ${this.deps.maxPendingPrompts})`, {
-        sessionId: this.sessionId,
-        limit: this.deps.maxPendingPrompts,
-        pendingCount: this.outstanding.size,
-      });
+      throw new MendError(
+        'prompt_queue_full',
+        `session ${this.sessionId} has ${this.outstanding.size} prompts waiting (limit ${this.deps.maxPendingPrompts})`,
+        {
+          sessionId: this.sessionId,
+          limit: this.deps.maxPendingPrompts,
+          pendingCount: this.outstanding.size,
+        },
+      );
     }
     const promptId = this.deps.runtime.newId();
     const lastEventId = this.journal.lastId;
@@ -229,7 +239,10 @@ export class DaemonSession {
     if (!settle) return false;
     const { outcome } = body;
     if (outcome.outcome === 'selected' && !PERMISSION_OPTIONS.some((o) => o.optionId === outcome.optionId)) {
-      throw new MendError('invalid_request', `option ${JSON.stringify(outcome.optionId)} was not offered; offered: ${PERMISSION_OPTIONS.map((o) => o.optionId).join(', ')}`);
+      throw new MendError(
+        'invalid_request',
+        `option ${JSON.stringify(outcome.optionId)} was not offered; offered: ${PERMISSION_OPTIONS.map((o) => o.optionId).join(', ')}`,
+      );
     }
     settle(outcome, body._meta?.mend);
     return true;
@@ -257,17 +270,34 @@ export class DaemonSession {
         {
           requestId,
           sessionId: this.sessionId,
-          toolCall: { toolCallId: call.id, title: toolTitle(call.name, call.args), kind: toolKind(call.name), status: 'pending', rawInput: call.args, _meta: { toolName: call.name } },
+          toolCall: {
+            toolCallId: call.id,
+            title: toolTitle(call.name, call.args),
+            kind: toolKind(call.name),
+            status: 'pending',
+            rawInput: call.args,
+            _meta: { toolName: call.name },
+          },
           options: PERMISSION_OPTIONS.map((o) => ({ ...o })),
         },
         promptId,
         // What the process-backed SDK gets from the CLI for the same question.
-        [{ type: 'control_request', request_id: requestId, request: { subtype: 'can_use_tool', tool_name: call.name, tool_use_id: call.id, input: call.args } }],
+        [
+          {
+            type: 'control_request',
+            request_id: requestId,
+            request: { subtype: 'can_use_tool', tool_name: call.name, tool_use_id: call.id, input: call.args },
+          },
+        ],
       );
       if (signal.aborted) onAbort();
     });
 
-  private decision(toolName: string, outcome: PermissionBody['outcome'], meta?: { updatedInput?: Record<string, unknown> | undefined; message?: string | undefined }): ApprovalDecision {
+  private decision(
+    toolName: string,
+    outcome: PermissionBody['outcome'],
+    meta?: { updatedInput?: Record<string, unknown> | undefined; message?: string | undefined },
+  ): ApprovalDecision {
     if (outcome.outcome === 'selected' && outcome.optionId !== 'cancel') {
       if (outcome.optionId === 'proceed_always' && !this.runtime.settings.allowedTools.includes(toolName)) this.runtime.settings.allowedTools.push(toolName);
       return meta?.updatedInput ? { allow: true, args: meta.updatedInput } : { allow: true };

@@ -66,7 +66,8 @@ function resolveRoots(roots: readonly string[], cwd: string): string[] {
 
 function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException) => reject(new MendError('usage', `cannot listen on ${hostPort(host, port)}: ${error.code ?? error.message}`));
+    const onError = (error: NodeJS.ErrnoException) =>
+      reject(new MendError('usage', `cannot listen on ${hostPort(host, port)}: ${error.code ?? error.message}`));
     server.once('error', onError);
     server.listen(port, host, () => {
       server.off('error', onError);
@@ -89,7 +90,14 @@ export async function runServe(o: ServeOptions, host: HostEnv, limits: AppLimits
     const registry = new SessionRegistry({
       runtime: host.runtime,
       roots,
-      settings: { model: o.model, approvalMode: o.approvalMode, allowedTools: o.allowedTools, maxTurns: o.maxTurns, allowAutoContinue: false, acceptDegraded: false },
+      settings: {
+        model: o.model,
+        approvalMode: o.approvalMode,
+        allowedTools: o.allowedTools,
+        maxTurns: o.maxTurns,
+        allowAutoContinue: false,
+        acceptDegraded: false,
+      },
       session: {
         now: host.runtime.now,
         journal: { maxEvents: limits.journalEvents, maxBytes: JOURNAL_BYTES, maxQueued: limits.maxQueuedEvents },

@@ -82,7 +82,10 @@ export class SessionRegistry {
    * exists on disk is refused). load / resume: an existing one; when another
    * process holds its writer lease it is opened read-only (turns are refused).
    */
-  async open(kind: OpenKind, request: { sessionId?: string | undefined; cwd?: string | undefined; approvalMode?: string | undefined }): Promise<{ session: DaemonSession; attached: boolean }> {
+  async open(
+    kind: OpenKind,
+    request: { sessionId?: string | undefined; cwd?: string | undefined; approvalMode?: string | undefined },
+  ): Promise<{ session: DaemonSession; attached: boolean }> {
     if (this.closed) throw new MendError('server_closing', 'the daemon is shutting down');
     const cwd = this.resolveCwd(request.cwd);
     const approvalMode = approvalModeOf(request.approvalMode, this.deps.settings.approvalMode);

@@ -10,5 +10,8 @@ export function aborted(signal: AbortSignal): Promise<void> {
 }
 
 export function stdoutBackpressure(stdout: Writable, signal: AbortSignal): () => Promise<void> | undefined {
-  return () => (stdout.writableNeedDrain && !stdout.destroyed ? Promise.race([new Promise<void>((resolve) => stdout.once('drain', () => resolve())), aborted(signal)]) : undefined);
+  return () =>
+    stdout.writableNeedDrain && !stdout.destroyed
+      ? Promise.race([new Promise<void>((resolve) => stdout.once('drain', () => resolve())), aborted(signal)])
+      : undefined;
 }

@@ -29,7 +29,10 @@ export function applyInitialize(runtime: SessionRuntime, request: InitializeRequ
     if (!rule.ok) throw new MendError('invalid_request', `disallowedTools: ${rule.error}`);
     return rule.rule;
   });
-  runtime.setSystemPrompt({ replace: systemPromptOf(request.systemPrompt), append: request.appendSystemPrompt?.trim() ? request.appendSystemPrompt : undefined });
+  runtime.setSystemPrompt({
+    replace: systemPromptOf(request.systemPrompt),
+    append: request.appendSystemPrompt?.trim() ? request.appendSystemPrompt : undefined,
+  });
   if (rules.length > 0) runtime.excludeTools(rules);
 }
 

@@ -77,7 +77,10 @@ export class StreamJsonServer {
     private readonly runtime: SessionRuntime,
   ) {
     this.modeName = options.approvalModeName ?? options.approvalMode;
-    this.approvals = new HostApprovals((m) => out.emit(m), () => this.options.permissionTimeoutMs);
+    this.approvals = new HostApprovals(
+      (m) => out.emit(m),
+      () => this.options.permissionTimeoutMs,
+    );
     runtime.setApprovalHandler(() => (this.hostAnswers() ? this.approvals.ask : undefined));
     // A host that stops reading stdout: the turn waits for the pipe to drain rather than buffer without end.
     runtime.setBackpressure(stdoutBackpressure(host.stdout, host.signal));
@@ -161,7 +164,11 @@ export class StreamJsonServer {
           // The protocol promises one answer per request id: a usable id gets an error answer.
           const id = (value as { request_id?: unknown }).request_id;
           if (typeof id === 'string' && id !== '') {
-            return this.respond(id, { ok: false, code: 'invalid_control_request', error: `line ${line.line}: control_request needs request.subtype (a string)` });
+            return this.respond(id, {
+              ok: false,
+              code: 'invalid_control_request',
+              error: `line ${line.line}: control_request needs request.subtype (a string)`,
+            });
           }
           return this.systemError('invalid_control_request', `line ${line.line}: control_request needs request_id and request.subtype`, line.line);
         }
@@ -254,7 +261,10 @@ export class StreamJsonServer {
         // Before initialize any stdin writer could loosen the mode the user started mend in:
         // only a stricter mode is accepted then.
         if (!this.hostInitialized && APPROVAL_MODE_STRICTNESS[mode] < APPROVAL_MODE_STRICTNESS[this.runtime.settings.approvalMode]) {
-          throw new MendError('invalid_request', `set_permission_mode before initialize may only make the mode stricter (${this.runtime.settings.approvalMode} -> ${mode} refused); send initialize first`);
+          throw new MendError(
+            'invalid_request',
+            `set_permission_mode before initialize may only make the mode stricter (${this.runtime.settings.approvalMode} -> ${mode} refused); send initialize first`,
+          );
         }
         await this.runtime.setApprovalMode(mode, 'host');
         this.modeName = request.mode;

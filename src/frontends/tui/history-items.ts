@@ -35,7 +35,15 @@ export function historyItems(history: readonly Content[], newId: () => string): 
           item.status = failed ? 'failed' : 'done';
           item.output = output;
         } else {
-          items.push({ id: newId(), type: 'tool', callId: part.functionResponse.id ?? '', name: part.functionResponse.name, args: {}, status: statusOf(failed), output });
+          items.push({
+            id: newId(),
+            type: 'tool',
+            callId: part.functionResponse.id ?? '',
+            name: part.functionResponse.name,
+            args: {},
+            status: statusOf(failed),
+            output,
+          });
         }
       } else if (typeof part.text === 'string' && part.text !== '') {
         const type = entry.role === 'user' ? 'user' : part.thought ? 'thought' : 'assistant';

@@ -15,9 +15,16 @@ export function planPanel(plan: SessionRecoveryPlan, conversation: ConversationR
   if (s.repair_details.length === 0) lines.push('repairs: none');
   else {
     lines.push(`repairs: ${s.repairs.map((r) => `${r.type} ×${r.count}`).join(', ')}`);
-    for (const r of s.repair_details) lines.push(`  - ${Object.entries(r).map(([k, v]) => (k === 'type' ? String(v) : `${k}=${String(v)}`)).join(' ')}`);
+    for (const r of s.repair_details)
+      lines.push(
+        `  - ${Object.entries(r)
+          .map(([k, v]) => (k === 'type' ? String(v) : `${k}=${String(v)}`))
+          .join(' ')}`,
+      );
   }
-  lines.push(s.continuation ? `continuation: ${s.continuation.mode}, ${s.continuation.part_count} part(s): ${s.continuation.display_text}` : 'continuation: none');
+  lines.push(
+    s.continuation ? `continuation: ${s.continuation.mode}, ${s.continuation.part_count} part(s): ${s.continuation.display_text}` : 'continuation: none',
+  );
   for (const d of plan.diagnostics) lines.push(`diagnostic: ${JSON.stringify(d)}`);
   return { id: newId(), type: 'panel', label: 'PLAN', tone: 'note', title: s.plan_id, lines };
 }

@@ -34,7 +34,10 @@ export function recoveryNotice(plan: SessionRecoveryPlan, context: NoticeContext
     const parts = plan.continuation.parts.length;
     lines.push(`/continue would send ${parts} part${parts === 1 ? '' : 's'} (${plan.continuation.mode}): ${plan.continuation.displayText}`);
     if (plan.requiresUserConfirmation) lines.push(`Needs your confirmation: ${confirmationReason(plan)}; typing /continue is that confirmation.`);
-    actions.push(`/continue  continue the interrupted turn (plan ${plan.planId}, checked again before it runs)`, 'or type a new prompt  the tail is closed as the plan says, then your prompt is sent');
+    actions.push(
+      `/continue  continue the interrupted turn (plan ${plan.planId}, checked again before it runs)`,
+      'or type a new prompt  the tail is closed as the plan says, then your prompt is sent',
+    );
   } else if (decision.action === 'refused') {
     lines.push(`Continuing is refused [${decision.code}]: ${decision.message}`);
     if (plan.kind === 'degraded_history') {
@@ -60,7 +63,10 @@ export function readOnlyPanel(holder: ActiveWriter, newId: () => string): Extrac
     label: 'READ-ONLY',
     tone: 'warning',
     title: `in use by ${holderText(holder)}`,
-    lines: ['This session is running in another process: its history is shown, nothing can be sent from here.', '/resume another session, or /clear to start a new one.'],
+    lines: [
+      'This session is running in another process: its history is shown, nothing can be sent from here.',
+      '/resume another session, or /clear to start a new one.',
+    ],
   };
 }
 

@@ -191,7 +191,12 @@ export class TuiController {
     const runtime = this.runtime;
     if (!runtime) return;
     if (!runtime.writable) {
-      this.add({ id: this.newId(), type: 'error', code: 'session_locked', message: `read-only: ${this.readOnlyReason()}; /resume another session or /clear for a new one` });
+      this.add({
+        id: this.newId(),
+        type: 'error',
+        code: 'session_locked',
+        message: `read-only: ${this.readOnlyReason()}; /resume another session or /clear for a new one`,
+      });
       return;
     }
     if (confirmed) runtime.setAcceptDegraded(true);

@@ -37,7 +37,10 @@ export function applyEvent(view: TurnView, event: RuntimeEvent, newId: () => str
     case 'assistant_message': {
       // Deltas may be missing (a provider that sends whole messages): the recorded parts are the truth.
       let next = view;
-      const text = event.parts.filter((p) => !p.thought && p.text).map((p) => p.text).join('');
+      const text = event.parts
+        .filter((p) => !p.thought && p.text)
+        .map((p) => p.text)
+        .join('');
       if (!view.keys[`text:${event.messageId}`] && text !== '') next = appendLive(next, `text:${event.messageId}`, 'assistant', text, newId);
       return finishKeys(next, [`thought:${event.messageId}`, `text:${event.messageId}`]);
     }
@@ -64,7 +67,10 @@ export function applyEvent(view: TurnView, event: RuntimeEvent, newId: () => str
       // A tool still running when the turn ended has no recorded outcome.
       const settled = { ...view, live: view.live.map((i) => (i.type === 'tool' && i.status === 'running' ? { ...i, status: 'unknown' as const } : i)) };
       let next = finishKeys(settled, Object.keys(view.keys));
-      next = { ...next, usage: { inputTokens: next.usage.inputTokens + outcome.usage.inputTokens, outputTokens: next.usage.outputTokens + outcome.usage.outputTokens } };
+      next = {
+        ...next,
+        usage: { inputTokens: next.usage.inputTokens + outcome.usage.inputTokens, outputTokens: next.usage.outputTokens + outcome.usage.outputTokens },
+      };
       if (event.type === 'turn_failed') {
         next = addDone(next, { id: newId(), type: 'error', code: outcome.error?.code ?? 'internal', message: outcome.error?.message ?? 'the turn failed' });
       }

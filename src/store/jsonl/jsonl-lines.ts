@@ -52,6 +52,7 @@ export async function* jsonlLines(path: string, blockSize = DEFAULT_BLOCK_SIZE):
 }
 
 function readError(path: string, error: unknown): MendError {
-  if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new MendError('session_not_found', `Session log not found: ${path}`, { path }, { cause: error });
+  if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+    return new MendError('session_not_found', `Session log not found: ${path}`, { path }, { cause: error });
   return new MendError('session_read_failed', `Could not read session log ${path}: ${(error as Error).message}`, { path }, { cause: error });
 }

@@ -15,7 +15,16 @@ import type { WriteFaultHook } from '../../session/log-writer.js';
 import { readSessionIndex } from '../../session/index-reader.js';
 import type { RecordIndex } from '../../session/record-index.js';
 import { acquireSessionLock, lockHolder, processStartTime } from '../../session/session-lock.js';
-import { belongsToProject, findMostRecentSession, isSessionId, lastRecordInfo, listSessions, projectDir, resolveResumeTarget, sessionLogPath } from '../../session/session-paths.js';
+import {
+  belongsToProject,
+  findMostRecentSession,
+  isSessionId,
+  lastRecordInfo,
+  listSessions,
+  projectDir,
+  resolveResumeTarget,
+  sessionLogPath,
+} from '../../session/session-paths.js';
 import type { ProjectScope, SessionListing, SessionRef, SessionStore, WriterIdentity, WriterLease } from '../session-store.js';
 import { JsonlLease } from './jsonl-lease.js';
 import { jsonlLines } from './jsonl-lines.js';
@@ -66,7 +75,11 @@ export class JsonlSessionStore implements SessionStore {
     if (isSessionId(target) && (await isRegularFile(path))) {
       const { cwd } = await lastRecordInfo(path);
       if (!belongsToProject(cwd, scope)) {
-        throw new MendError('session_not_found', `session ${target} belongs to ${cwd}, not to ${scope.projectRoot} (their session folder names collide); resume it by path to use it here`, { path });
+        throw new MendError(
+          'session_not_found',
+          `session ${target} belongs to ${cwd}, not to ${scope.projectRoot} (their session folder names collide); resume it by path to use it here`,
+          { path },
+        );
       }
     }
     // The real file, not the name: a symlink to a live session's log must find that session's
@@ -142,7 +155,9 @@ export class JsonlSessionStore implements SessionStore {
     for (let dir = dirname(ref.location); dir.startsWith(this.options.home); dir = dirname(dir)) {
       const mode = statSync(dir, { throwIfNoEntry: false })?.mode;
       if (mode !== undefined && (mode & 0o022) !== 0) {
-        this.options.warn(`${dir} is writable by ${(mode & 0o002) !== 0 ? 'everyone' : 'its group'} (mode ${(mode & 0o777).toString(8)}): others could change or replace session logs there`);
+        this.options.warn(
+          `${dir} is writable by ${(mode & 0o002) !== 0 ? 'everyone' : 'its group'} (mode ${(mode & 0o777).toString(8)}): others could change or replace session logs there`,
+        );
       }
       if (dir === this.options.home || dirname(dir) === dir) break;
     }

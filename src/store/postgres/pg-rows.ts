@@ -60,7 +60,10 @@ export const RecordInsertSchema = z.strictObject({
   uuid: z.string().min(1),
   parentUuid: z.string().min(1).nullable(),
   type: z.enum(['user', 'assistant', 'tool_result', 'system']),
-  text: z.string().min(2).refine((t) => !t.includes('\n'), 'a record line holds no newline'),
+  text: z
+    .string()
+    .min(2)
+    .refine((t) => !t.includes('\n'), 'a record line holds no newline'),
   /** The record's own timestamp when it parses, else null (the server clock is used). */
   recordTime: z.string().nullable(),
   title: z.string().nullable(),

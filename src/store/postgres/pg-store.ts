@@ -86,9 +86,13 @@ export class PostgresSessionStore implements SessionStore {
 
   async resolve(scope: ProjectScope, target: string): Promise<SessionRef> {
     if (!isSessionId(target)) {
-      throw new MendError('invalid_resume_target', `Cannot resume ${JSON.stringify(target)}: give a session id (UUID); the PostgreSQL store has no session files`, {
-        arg: target,
-      });
+      throw new MendError(
+        'invalid_resume_target',
+        `Cannot resume ${JSON.stringify(target)}: give a session id (UUID); the PostgreSQL store has no session files`,
+        {
+          arg: target,
+        },
+      );
     }
     // A session keeps the project root it was created under: another machine may
     // have the same project checked out elsewhere.

@@ -120,7 +120,11 @@ export function liveUpdates(event: RuntimeEvent): SessionUpdate[] {
     case 'recovery_results':
       return event.parts
         .filter((p) => p.functionResponse)
-        .map((p) => toolResult(p.functionResponse!.id ?? '', responseText(p.functionResponse!.response).text, true, { _meta: { mend: { synthetic: true, planId: event.planId } } }));
+        .map((p) =>
+          toolResult(p.functionResponse!.id ?? '', responseText(p.functionResponse!.response).text, true, {
+            _meta: { mend: { synthetic: true, planId: event.planId } },
+          }),
+        );
     default:
       return [];
   }

@@ -38,7 +38,11 @@ export class PartialEventMapper {
           this.close(out);
           this.index += 1;
           this.open = kind;
-          out.push({ type: 'content_block_start', index: this.index, content_block: kind === 'text' ? { type: 'text', text: '' } : { type: 'thinking', thinking: '' } });
+          out.push({
+            type: 'content_block_start',
+            index: this.index,
+            content_block: kind === 'text' ? { type: 'text', text: '' } : { type: 'thinking', thinking: '' },
+          });
         }
         out.push({
           type: 'content_block_delta',

@@ -13,7 +13,21 @@ import { AcpContinueAnswerSchema, AcpTurnMetaSchema } from '../../../src/stream/
 import { RecoverySummaryCamelSchema } from '../../../src/stream/recovery-summary.js';
 import { allow, withAcp, wireUpdates, type AcpRun } from '../../support/acp.js';
 import { copyCase, listCorpus } from '../../support/corpus.js';
-import { LogBuilder, cleanupSandboxes, logPathOf, makeSandbox, mend, trackTempDir, readLog, sessionFiles, spawnMend, waitFor, watchStdout, writeScript, type Sandbox } from '../../support/cli.js';
+import {
+  LogBuilder,
+  cleanupSandboxes,
+  logPathOf,
+  makeSandbox,
+  mend,
+  trackTempDir,
+  readLog,
+  sessionFiles,
+  spawnMend,
+  waitFor,
+  watchStdout,
+  writeScript,
+  type Sandbox,
+} from '../../support/cli.js';
 
 afterAll(cleanupSandboxes);
 
@@ -124,7 +138,10 @@ describe.concurrent('mend --acp', { timeout: 60_000 }, () => {
   it('session/cancel mid-tool kills the tool, answers cancelled and records the abort', async () => {
     const sb = makeSandbox('acp-cancel');
     const marker = join(sb.scratch, 'marker');
-    const script = writeScript(sb, [{ toolCalls: [{ id: 'slow', name: 'run_shell_command', args: { command: `sleep 1.5; touch ${marker}` } }] }, { text: 'never' }]);
+    const script = writeScript(sb, [
+      { toolCalls: [{ id: 'slow', name: 'run_shell_command', args: { command: `sleep 1.5; touch ${marker}` } }] },
+      { text: 'never' },
+    ]);
     const run = await withAcp(sb, { args: ['--scripted-responses', script] }, async (r) => {
       await r.initialize();
       const { sessionId } = await r.agent.request(m.session.new, { cwd: sb.cwd, mcpServers: [] });
@@ -138,7 +155,9 @@ describe.concurrent('mend --acp', { timeout: 60_000 }, () => {
     expect(run.exitCode).toBe(0);
     const { sessionId, answer, updates } = run.value;
     expect(answer.stopReason).toBe('cancelled');
-    expect(updates.filter((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'failed').map((u) => (u as { toolCallId: string }).toolCallId)).toEqual(['slow']);
+    expect(updates.filter((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'failed').map((u) => (u as { toolCallId: string }).toolCallId)).toEqual(
+      ['slow'],
+    );
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect(existsSync(marker)).toBe(false);
     const records = readLog(logPathOf(sb, sessionId));
@@ -165,7 +184,8 @@ describe.concurrent('mend --acp', { timeout: 60_000 }, () => {
       await r.agent.request(m.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'write both' }] });
       return { sessionId, updates: r.updatesOf(sessionId) };
     });
-    const status = (id: string) => run.value.updates.filter((u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === id).map((u) => (u as { status: string }).status);
+    const status = (id: string) =>
+      run.value.updates.filter((u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === id).map((u) => (u as { status: string }).status);
     expect(status('in')).toContain('completed');
     expect(status('out')).toContain('failed');
     expect(readFileSync(inside, 'utf8')).toBe('in');
@@ -369,7 +389,10 @@ describe.concurrent('mend --acp', { timeout: 60_000 }, () => {
 
   it('/continue on a clean session says there is nothing to continue and writes nothing', async () => {
     const sb = makeSandbox('acp-slash-clean');
-    const path = new LogBuilder(SESSION, { cwd: sb.cwd }).user('hi').assistant([{ text: 'hello' }]).write(logPathOf(sb, SESSION));
+    const path = new LogBuilder(SESSION, { cwd: sb.cwd })
+      .user('hi')
+      .assistant([{ text: 'hello' }])
+      .write(logPathOf(sb, SESSION));
     const before = readFileSync(path);
     const run = await withAcp(sb, {}, async (r) => {
       await r.initialize();

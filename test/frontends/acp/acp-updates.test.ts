@@ -32,7 +32,12 @@ describe('ACP mapping', () => {
       { text: '<context uri="file:///p/b.ts">\nconst b = 1;\n</context>' },
     ]);
     expect(promptCommand([{ type: 'text', text: ' /continue\n' }])).toBe('/continue');
-    expect(promptCommand([{ type: 'text', text: '/continue' }, { type: 'image', mimeType: 'image/png', data: 'A' }])).toBeNull();
+    expect(
+      promptCommand([
+        { type: 'text', text: '/continue' },
+        { type: 'image', mimeType: 'image/png', data: 'A' },
+      ]),
+    ).toBeNull();
   });
 
   it('replays each call once: recorded results with their status, synthetic or missing ones as outcome unknown', () => {
@@ -54,7 +59,10 @@ describe('ACP mapping', () => {
           },
         },
         { type: 'tool_result', message: { role: 'user', parts: [{ functionResponse: { id: 'ok', name: 'read_file', response: { output: 'A' } } }] } },
-        { type: 'tool_result', message: { role: 'user', parts: [{ functionResponse: { id: 'bad', name: 'run_shell_command', response: { error: 'exit 1' } } }] } },
+        {
+          type: 'tool_result',
+          message: { role: 'user', parts: [{ functionResponse: { id: 'bad', name: 'run_shell_command', response: { error: 'exit 1' } } }] },
+        },
         {
           type: 'tool_result',
           recovery: { planId: 'rp_1', synthetic: true },
@@ -87,7 +95,17 @@ describe('ACP mapping', () => {
 
   it('live events: a pending call when the response is recorded, then in progress, then its outcome', () => {
     const call = { id: 'c', name: 'run_shell_command', args: { command: 'ls' } };
-    expect(liveUpdates({ type: 'assistant_message', uuid: 'u', messageId: 'm', model: 'x', parts: [{ functionCall: call }], stopReason: 'tool_use', usage: { inputTokens: 0, outputTokens: 0 } })).toEqual([
+    expect(
+      liveUpdates({
+        type: 'assistant_message',
+        uuid: 'u',
+        messageId: 'm',
+        model: 'x',
+        parts: [{ functionCall: call }],
+        stopReason: 'tool_use',
+        usage: { inputTokens: 0, outputTokens: 0 },
+      }),
+    ).toEqual([
       { sessionUpdate: 'tool_call', toolCallId: 'c', title: 'run_shell_command: ls', kind: 'execute', status: 'pending', rawInput: { command: 'ls' } },
     ]);
     expect(liveUpdates({ type: 'tool_call_started', call })).toEqual([{ sessionUpdate: 'tool_call_update', toolCallId: 'c', status: 'in_progress' }]);

@@ -31,7 +31,12 @@ describe('Claude SDK options mend implements', () => {
     const sb = makeSandbox('claude-sys');
     server.enqueue(textReply('ok'));
     const { messages, error } = await collectAll(
-      runClaude(sb, 'marker-sys-1', undefined, { envExtra: openaiEnv(), systemPrompt: 'You are terse.', tools: ['Read', 'Bash', 'Grep'], disallowedTools: ['Bash'] }),
+      runClaude(sb, 'marker-sys-1', undefined, {
+        envExtra: openaiEnv(),
+        systemPrompt: 'You are terse.',
+        tools: ['Read', 'Bash', 'Grep'],
+        disallowedTools: ['Bash'],
+      }),
     );
     expect(error).toBeUndefined();
     expect(messages[0]).toMatchObject({ tools: ['read_file', 'grep_search'] });
@@ -65,7 +70,10 @@ describe('Claude SDK options mend implements', () => {
         type: 'user' as const,
         session_id: '',
         parent_tool_use_id: null,
-        message: { role: 'user' as const, content: [{ type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png' as const, data: 'aW1hZ2UtbWFya2Vy' } }] },
+        message: {
+          role: 'user' as const,
+          content: [{ type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png' as const, data: 'aW1hZ2UtbWFya2Vy' } }],
+        },
       };
     }
     const { messages, error } = await collectAll(query({ prompt: prompt(), options: claudeOptions(sb, undefined, { envExtra: openaiEnv() }) }));
@@ -99,12 +107,14 @@ describe('Claude SDK options mend implements', () => {
     const kept = join(sb2.scratch, 'keep');
     writeFileSync(kept, 'x');
     const script2 = writeScript(sb2, [{ toolCalls: [{ id: 'r1', name: 'run_shell_command', args: { command: `rm ${kept}` } }] }, { text: 'done' }]);
-    const denied = await collectAll(runClaude(sb2, 'go', script2, { permissionMode: 'bypassPermissions', allowDangerouslySkipPermissions: true, disallowedTools: ['Bash(rm:*)'] }));
+    const denied = await collectAll(
+      runClaude(sb2, 'go', script2, { permissionMode: 'bypassPermissions', allowDangerouslySkipPermissions: true, disallowedTools: ['Bash(rm:*)'] }),
+    );
     expect(denied.error).toBeUndefined();
     expect(existsSync(kept)).toBe(true);
   });
 
-  it('additionalDirectories (--add-dir=) widens the file tools\' boundary', async () => {
+  it("additionalDirectories (--add-dir=) widens the file tools' boundary", async () => {
     const sb = makeSandbox('claude-adddir');
     const outside = join(sb.scratch, 'notes.txt');
     writeFileSync(outside, 'from outside the project');
@@ -130,7 +140,9 @@ describe('Claude SDK options mend implements', () => {
     const sb = makeSandbox('claude-fallback');
     server.enqueue(errorReply(500, { error: { message: 'overloaded' } }), textReply('from the fallback'));
     const before = server.requests.length;
-    const { messages, error } = await collectAll(runClaude(sb, 'marker-fallback-1', undefined, { envExtra: openaiEnv(), model: 'test-model', fallbackModel: 'fallback-model' }));
+    const { messages, error } = await collectAll(
+      runClaude(sb, 'marker-fallback-1', undefined, { envExtra: openaiEnv(), model: 'test-model', fallbackModel: 'fallback-model' }),
+    );
     expect(error).toBeUndefined();
     expect(results(messages)).toMatchObject([{ subtype: 'success', result: 'from the fallback' }]);
     expect(server.requests.slice(before).map((r) => r.body.model)).toEqual(['test-model', 'fallback-model']);
@@ -177,7 +189,7 @@ describe('Claude SDK options mend accepts and ignores, or refuses', () => {
     for (const flag of ['--thinking', '--effort', '--max-budget-usd', '--setting-sources', '--await-initialize']) expect(debug).toContain(`ignoring ${flag}`);
   });
 
-  it('options mend cannot honour end the query with mend\'s readable message', async () => {
+  it("options mend cannot honour end the query with mend's readable message", async () => {
     const sb = makeSandbox('claude-refused');
     const script = writeScript(sb, [{ text: 'never' }]);
     const schema = await collectAll(runClaude(sb, 'hi', script, { outputFormat: { type: 'json_schema', schema: { type: 'object' } } }));
@@ -195,7 +207,12 @@ describe("permissionMode 'dontAsk'", () => {
     const file = join(sb.cwd, 'd.txt');
     const marker = join(sb.scratch, 'ok');
     const script = writeScript(sb, [
-      { toolCalls: [{ id: 'w1', name: 'write_file', args: { file_path: file, content: 'd' } }, { id: 's1', name: 'run_shell_command', args: { command: `touch ${marker}` } }] },
+      {
+        toolCalls: [
+          { id: 'w1', name: 'write_file', args: { file_path: file, content: 'd' } },
+          { id: 's1', name: 'run_shell_command', args: { command: `touch ${marker}` } },
+        ],
+      },
       { text: 'done' },
     ]);
     const asked: string[] = [];

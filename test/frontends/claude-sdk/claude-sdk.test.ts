@@ -35,7 +35,13 @@ describe.concurrent('the Claude Agent SDK against the built mend', () => {
     expect(error).toBeUndefined();
     expect(kinds(messages)).toEqual(['system:init', 'assistant', 'result']);
     expect(messages[0]).toMatchObject({ permissionMode: 'default', apiKeySource: 'none', mcp_servers: [], slash_commands: [] });
-    expect(messages.at(-1)).toMatchObject({ subtype: 'success', result: 'hello from mend', stop_reason: 'end_turn', total_cost_usd: 0, modelUsage: { scripted: { inputTokens: expect.any(Number) } } });
+    expect(messages.at(-1)).toMatchObject({
+      subtype: 'success',
+      result: 'hello from mend',
+      stop_reason: 'end_turn',
+      total_cost_usd: 0,
+      modelUsage: { scripted: { inputTokens: expect.any(Number) } },
+    });
   });
 
   it('asks canUseTool (mend tool names) and runs the call on allow', async () => {
@@ -63,10 +69,15 @@ describe.concurrent('the Claude Agent SDK against the built mend', () => {
     const denied = await collectAll(runClaude(sb, 'write it', script, { canUseTool: async () => ({ behavior: 'deny', message: 'not today' }) }));
     expect(denied.error).toBeUndefined();
     expect(existsSync(file)).toBe(false);
-    expect(results(denied.messages)).toMatchObject([{ subtype: 'success', result: 'understood', permission_denials: [{ tool_name: 'write_file', tool_use_id: 'w1' }] }]);
+    expect(results(denied.messages)).toMatchObject([
+      { subtype: 'success', result: 'understood', permission_denials: [{ tool_name: 'write_file', tool_use_id: 'w1' }] },
+    ]);
 
     const sb2 = makeSandbox('claude-deny-stop');
-    const script2 = writeScript(sb2, [{ toolCalls: [{ id: 'w1', name: 'write_file', args: { file_path: file, content: 'x' } }] }, { text: 'must not be reached' }]);
+    const script2 = writeScript(sb2, [
+      { toolCalls: [{ id: 'w1', name: 'write_file', args: { file_path: file, content: 'x' } }] },
+      { text: 'must not be reached' },
+    ]);
     const stopped = await collectAll(runClaude(sb2, 'write it', script2, { canUseTool: async () => ({ behavior: 'deny', message: 'stop', interrupt: true }) }));
     const result = results(stopped.messages)[0];
     expect(result).toMatchObject({ is_error: true });
@@ -74,10 +85,13 @@ describe.concurrent('the Claude Agent SDK against the built mend', () => {
     expect(stopped.messages.filter((m) => m.type === 'assistant')).toHaveLength(1);
   });
 
-  it("an answer to a request mend cancelled (its own timeout) is dropped quietly: no system/error reaches the host", async () => {
+  it('an answer to a request mend cancelled (its own timeout) is dropped quietly: no system/error reaches the host', async () => {
     const sb = makeSandbox('claude-cancelled');
     const file = join(sb.cwd, 'late.txt');
-    const script = writeScript(sb, [{ toolCalls: [{ id: 'w1', name: 'write_file', args: { file_path: file, content: 'late' } }] }, { text: 'gave up waiting' }]);
+    const script = writeScript(sb, [
+      { toolCalls: [{ id: 'w1', name: 'write_file', args: { file_path: file, content: 'late' } }] },
+      { text: 'gave up waiting' },
+    ]);
     const stream = promptStream();
     const q = runClaude(sb, stream.messages, script, {
       extraArgs: { 'permission-timeout': '300' },
@@ -107,7 +121,12 @@ describe.concurrent('the Claude Agent SDK against the built mend', () => {
     const file = join(sb.cwd, 'b.txt');
     const marker = join(sb.scratch, 'ran.txt');
     const script = writeScript(sb, [
-      { toolCalls: [{ id: 'w1', name: 'write_file', args: { file_path: file, content: 'y' } }, { id: 's1', name: 'run_shell_command', args: { command: `touch '${marker}'` } }] },
+      {
+        toolCalls: [
+          { id: 'w1', name: 'write_file', args: { file_path: file, content: 'y' } },
+          { id: 's1', name: 'run_shell_command', args: { command: `touch '${marker}'` } },
+        ],
+      },
       { text: 'done' },
     ]);
     const { messages, error } = await collectAll(runClaude(sb, 'go', script, { permissionMode: 'acceptEdits' }));
@@ -205,7 +224,10 @@ describe.concurrent('the Claude Agent SDK against the built mend', () => {
   it('interrupt() mid-tool stops the turn; the next streamed prompt runs in the same process', async () => {
     const sb = makeSandbox('claude-interrupt');
     const marker = join(sb.scratch, 'ran.txt');
-    const script = writeScript(sb, [{ toolCalls: [{ id: 'c1', name: 'run_shell_command', args: { command: slowCommand(marker) } }] }, { text: 'second answer' }]);
+    const script = writeScript(sb, [
+      { toolCalls: [{ id: 'c1', name: 'run_shell_command', args: { command: slowCommand(marker) } }] },
+      { text: 'second answer' },
+    ]);
     const stream = promptStream();
     const q = runClaude(sb, stream.messages, script, { permissionMode: 'bypassPermissions' });
     stream.push('run the slow thing');

@@ -13,7 +13,12 @@ export interface Spawned {
 }
 
 /** `script`: a scripted-responses file, or undefined for the OpenAI provider (its settings in `env`). */
-export function claudeOptions(sb: Sandbox, script: string | undefined, extra: Partial<Options> & { envExtra?: Record<string, string> } = {}, spawned?: Spawned): Options {
+export function claudeOptions(
+  sb: Sandbox,
+  script: string | undefined,
+  extra: Partial<Options> & { envExtra?: Record<string, string> } = {},
+  spawned?: Spawned,
+): Options {
   const { extraArgs, envExtra, ...rest } = extra;
   return {
     cwd: sb.cwd,
@@ -44,7 +49,12 @@ export async function collectAll(q: AsyncIterable<SDKMessage>): Promise<{ messag
   }
 }
 
-export function runClaude(sb: Sandbox, prompt: Parameters<typeof query>[0]['prompt'], script: string | undefined, extra: Parameters<typeof claudeOptions>[2] = {}) {
+export function runClaude(
+  sb: Sandbox,
+  prompt: Parameters<typeof query>[0]['prompt'],
+  script: string | undefined,
+  extra: Parameters<typeof claudeOptions>[2] = {},
+) {
   return query({ prompt, options: claudeOptions(sb, script, extra) });
 }
 

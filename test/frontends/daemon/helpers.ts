@@ -104,7 +104,11 @@ export async function call<T = Record<string, unknown>>(
  * A request with node:http, which sends the headers it is given as they are (fetch
  * replaces Host) and reports an early answer even when the server stops reading the body.
  */
-export function rawRequest(url: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; body: unknown; headers: Record<string, string | string[] | undefined> }> {
+export function rawRequest(
+  url: string,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; body: unknown; headers: Record<string, string | string[] | undefined> }> {
   const target = new URL(path, url);
   return new Promise((resolve, reject) => {
     const req = request(target, { method: init.method ?? (init.body !== undefined ? 'POST' : 'GET'), headers: init.headers ?? {} }, (res) => {

@@ -66,7 +66,9 @@ describe.concurrent('mend serve: SIGKILL and SIGTERM mid-tool', { timeout: 60_00
   it('SIGTERM mid-tool: the turn is recorded as aborted, streams end with session_closed, exit 0; the next load says aborted', async () => {
     const sb = makeSandbox('daemon-term');
     const marker = join(sb.scratch, 'marker.txt');
-    const script = writeScript(sb, [{ text: 'Running the slow step.', toolCalls: [{ id: 'call_slow', name: 'run_shell_command', args: { command: slowCommand(marker) } }] }]);
+    const script = writeScript(sb, [
+      { text: 'Running the slow step.', toolCalls: [{ id: 'call_slow', name: 'run_shell_command', args: { command: slowCommand(marker) } }] },
+    ]);
     const args = ['--scripted-responses', script, '--approval-mode', 'yolo'];
     const daemon = await startDaemon(sb, { args });
     const qwen = new DaemonClient({ baseUrl: daemon.url });

@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupSandboxes, makeSandbox, writeScript } from '../../support/cli.js';
 import { startDaemon, stopAllDaemons } from './helpers.js';
 
-const SESSIONS = Number(process.env["MEND_LOAD_SESSIONS"] ?? 50);
+const SESSIONS = Number(process.env['MEND_LOAD_SESSIONS'] ?? 50);
 const TURNS = 2;
 
 type Event = { id?: number; type: string; data: Record<string, unknown>; promptId?: string };

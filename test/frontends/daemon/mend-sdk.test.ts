@@ -46,7 +46,14 @@ function shape(messages: SDKMessage[]): unknown[] {
     const record = m as Record<string, unknown>;
     switch (m.type) {
       case 'system':
-        return { type: 'system', subtype: record['subtype'], resumed: record['resumed'], tools: record['tools'], model: record['model'], permission_mode: record['permission_mode'] };
+        return {
+          type: 'system',
+          subtype: record['subtype'],
+          resumed: record['resumed'],
+          tools: record['tools'],
+          model: record['model'],
+          permission_mode: record['permission_mode'],
+        };
       case 'assistant':
       case 'user':
         return { type: m.type, content: (record['message'] as { content: unknown }).content };
@@ -132,7 +139,11 @@ describe("mend's daemon-backed SDK against the built mend serve", { timeout: 60_
     }
     expect(seen.at(-1)).toMatchObject({ type: 'result', is_error: true, error: { code: 'aborted' } });
     const sessionId = seen[0]!.session_id;
-    expect(readLog(join(sb2.chats, `${sessionId}.jsonl`)).at(-1)).toMatchObject({ type: 'system', subtype: 'turn_aborted', systemPayload: { reason: 'interrupt' } });
+    expect(readLog(join(sb2.chats, `${sessionId}.jsonl`)).at(-1)).toMatchObject({
+      type: 'system',
+      subtype: 'turn_aborted',
+      systemPayload: { reason: 'interrupt' },
+    });
     expect((await d.stop()).exitCode).toBe(0);
   });
 

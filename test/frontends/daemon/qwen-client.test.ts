@@ -52,11 +52,13 @@ async function readEvents(events: AsyncIterable<Event>, until: (e: Event, all: E
 function crashedSession(sessionId: string, models: number): string {
   const log = new LogBuilder(sessionId, { cwd: sb.cwd });
   for (let i = 1; i < models; i++) log.user(`question ${i}`).assistant([{ text: `answer ${i}` }]);
-  log.user('run both steps').assistant([
-    { text: 'Running both.' },
-    { functionCall: { id: 'call_a', name: 'run_shell_command', args: { command: `echo a >> '${marker}'` } } },
-    { functionCall: { id: 'call_b', name: 'run_shell_command', args: { command: `echo b >> '${marker}'` } } },
-  ]);
+  log
+    .user('run both steps')
+    .assistant([
+      { text: 'Running both.' },
+      { functionCall: { id: 'call_a', name: 'run_shell_command', args: { command: `echo a >> '${marker}'` } } },
+      { functionCall: { id: 'call_b', name: 'run_shell_command', args: { command: `echo b >> '${marker}'` } } },
+    ]);
   return log.write(logPathOf(sb, sessionId));
 }
 
@@ -103,7 +105,10 @@ describe('mend serve with the real @qwen-code/sdk DaemonClient', { timeout: 60_0
     expect(updates).toEqual(expect.arrayContaining(['user_message_chunk', 'agent_message_chunk', 'tool_call', 'tool_call_update']));
 
     // Resume: everything after id 3, then replay_complete, nothing twice.
-    const resumed = await readEvents(client.subscribeEvents(sessionId, { lastEventId: 3, epoch: session.eventEpoch }) as AsyncIterable<Event>, (e) => e.type === 'replay_complete');
+    const resumed = await readEvents(
+      client.subscribeEvents(sessionId, { lastEventId: 3, epoch: session.eventEpoch }) as AsyncIterable<Event>,
+      (e) => e.type === 'replay_complete',
+    );
     expect(resumed.filter((e) => e.id !== undefined).map((e) => e.id)).toEqual(ids.filter((id) => id > 3));
     expect(resumed.at(-1)?.data).toEqual({ replayedCount: ids.length - 3, lastReplayedEventId: ids.at(-1) });
 
@@ -125,7 +130,8 @@ describe('mend serve with the real @qwen-code/sdk DaemonClient', { timeout: 60_0
     const done = (e: Event) => e.type === 'turn_complete' || e.type === 'turn_error';
     const a = readEvents(first.subscribeEvents({ lastEventId: 0 }) as AsyncIterable<Event>, done);
     const b = readEvents(second.subscribeEvents({ lastEventId: 0 }) as AsyncIterable<Event>, async (e) => {
-      if (e.type === 'permission_request') await second.respondToSessionPermission(String(e.data['requestId']), { outcome: { outcome: 'selected', optionId: 'cancel' } });
+      if (e.type === 'permission_request')
+        await second.respondToSessionPermission(String(e.data['requestId']), { outcome: { outcome: 'selected', optionId: 'cancel' } });
       return done(e);
     });
     await new Promise((r) => setTimeout(r, 100));
@@ -146,7 +152,14 @@ describe('mend serve with the real @qwen-code/sdk DaemonClient', { timeout: 60_0
     const plan = buildPlanForSession(await loadSession(path));
     const session = await DaemonSessionClient.load(client, sessionId, { workspaceCwd: sb.cwd });
     const meta = (session.state as { _meta: { mend: { recovery: Record<string, unknown> } } })._meta.mend.recovery;
-    expect(meta).toMatchObject({ planId: plan.planId, kind: 'interrupted_turn', recoveryKind: 'interrupted_turn', cause: 'crash', canContinue: true, recovered: true });
+    expect(meta).toMatchObject({
+      planId: plan.planId,
+      kind: 'interrupted_turn',
+      recoveryKind: 'interrupted_turn',
+      cause: 'crash',
+      canContinue: true,
+      recovered: true,
+    });
     expect(meta['repairs']).toEqual([{ type: 'synthesized_tool_result', count: 2 }]);
     const context = (await session.context()) as unknown as { recovery: unknown };
     expect(context.recovery).toEqual(meta);
@@ -155,7 +168,14 @@ describe('mend serve with the real @qwen-code/sdk DaemonClient', { timeout: 60_0
     const { compactedReplay, liveJournal } = session.consumeReplaySnapshot();
     expect(liveJournal).toEqual([]);
     const kinds = compactedReplay.map((e) => (e.data as { update: { sessionUpdate: string; status?: string } }).update);
-    expect(kinds.map((u) => u.sessionUpdate)).toEqual(['user_message_chunk', 'agent_message_chunk', 'tool_call', 'tool_call', 'tool_call_update', 'tool_call_update']);
+    expect(kinds.map((u) => u.sessionUpdate)).toEqual([
+      'user_message_chunk',
+      'agent_message_chunk',
+      'tool_call',
+      'tool_call',
+      'tool_call_update',
+      'tool_call_update',
+    ]);
     expect(kinds.filter((u) => u.sessionUpdate === 'tool_call_update').map((u) => u.status)).toEqual(['failed', 'failed']);
     await session.close();
   });
@@ -207,7 +227,10 @@ describe('mend serve with the real @qwen-code/sdk DaemonClient', { timeout: 60_0
     expect(context.recovery).toMatchObject({ previousAttempts: 1, canContinue: true, planId: second['planId'] });
 
     // A stale plan id is refused; the current one is an explicit confirmation.
-    expect((await call(daemon.url, `/session/${sessionId}/continue`, { body: { planId: 'rp_0000000000000000' } })).body).toMatchObject({ accepted: false, code: 'stale_plan' });
+    expect((await call(daemon.url, `/session/${sessionId}/continue`, { body: { planId: 'rp_0000000000000000' } })).body).toMatchObject({
+      accepted: false,
+      code: 'stale_plan',
+    });
     const explicit = await call(daemon.url, `/session/${sessionId}/continue`, { body: { planId: second['planId'] } });
     expect(explicit.body).toMatchObject({ accepted: true, planId: second['planId'], previousAttempts: 1 });
     await session.close();
@@ -220,12 +243,18 @@ describe('mend serve with the real @qwen-code/sdk DaemonClient', { timeout: 60_0
     expect(stale.status).toBe(400);
     expect(stale.body).toMatchObject({ code: 'invalid_client_id' });
     // A session client holding an id from an earlier daemon: its continue gets 400, it resumes, adopts the new id, retries once.
-    const healed = new DaemonSessionClient({ client, session: { sessionId, workspaceCwd: sb.cwd, attached: true, clientId: 'from-an-earlier-daemon' } } as never);
+    const healed = new DaemonSessionClient({
+      client,
+      session: { sessionId, workspaceCwd: sb.cwd, attached: true, clientId: 'from-an-earlier-daemon' },
+    } as never);
     expect(await healed.continueSession()).toMatchObject({ accepted: false, code: 'nothing_to_continue' });
     expect(healed.clientId).not.toBe('from-an-earlier-daemon');
     expect(await session.heartbeat()).toMatchObject({ sessionId, clientId: session.clientId });
     await session.setModel('scripted');
-    expect(await client.setSessionApprovalMode(sessionId, 'auto-edit', { clientId: session.clientId })).toMatchObject({ mode: 'auto-edit', previous: 'default' });
+    expect(await client.setSessionApprovalMode(sessionId, 'auto-edit', { clientId: session.clientId })).toMatchObject({
+      mode: 'auto-edit',
+      previous: 'default',
+    });
     await session.close();
   });
 });

@@ -69,7 +69,10 @@ describe('mend serve security', { timeout: 60_000 }, () => {
     expect((await rawRequest(open.url, '/health', { headers: { host: '127.0.0.1:1' } })).status).toBe(403);
     const foreign = await call(open.url, '/session', { body: {}, headers: { origin: 'http://evil.example' } });
     expect(foreign.status).toBe(403);
-    const preflight = await fetch(`${open.url}/session`, { method: 'OPTIONS', headers: { origin: 'http://evil.example', 'access-control-request-method': 'POST' } });
+    const preflight = await fetch(`${open.url}/session`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://evil.example', 'access-control-request-method': 'POST' },
+    });
     expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
     const same = await call(open.url, '/health', { headers: { origin: open.url } });
     expect(same.status).toBe(200);
@@ -82,7 +85,10 @@ describe('mend serve security', { timeout: 60_000 }, () => {
     expect(text.body).toMatchObject({ code: 'unsupported_media_type' });
     const form = await call(open.url, '/session', { rawBody: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(form.status).toBe(415);
-    const big = await rawRequest(open.url, '/session', { body: JSON.stringify({ cwd: 'x'.repeat(2 * 1024 * 1024) }), headers: { 'content-type': 'application/json' } }).catch(
+    const big = await rawRequest(open.url, '/session', {
+      body: JSON.stringify({ cwd: 'x'.repeat(2 * 1024 * 1024) }),
+      headers: { 'content-type': 'application/json' },
+    }).catch(
       // The server may close the connection before the whole body is sent: the early 413 is what counts, so retry on a reset with a smaller excess.
       () => rawRequest(open.url, '/session', { body: JSON.stringify({ cwd: 'x'.repeat(1024 * 1024 + 10) }), headers: { 'content-type': 'application/json' } }),
     );

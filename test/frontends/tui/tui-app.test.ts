@@ -24,7 +24,11 @@ describe('terminal UI', () => {
     const tui = await renderTui({
       approvalMode: 'yolo',
       script: [
-        { thought: 'I should list the numbers.\nThen answer.', text: 'Let me print them.', toolCalls: [{ id: 'c1', name: 'run_shell_command', args: { command: `printf '${lines}\\n'` } }] },
+        {
+          thought: 'I should list the numbers.\nThen answer.',
+          text: 'Let me print them.',
+          toolCalls: [{ id: 'c1', name: 'run_shell_command', args: { command: `printf '${lines}\\n'` } }],
+        },
         { text: 'Printed twelve lines.' },
       ],
     });
@@ -75,7 +79,9 @@ describe('terminal UI', () => {
       await tui.close();
     }
 
-    const denied = await renderTui({ script: [{ toolCalls: [{ id: 'c1', name: 'run_shell_command', args: { command: 'echo nope' } }] }, { text: 'ok, not running it' }] });
+    const denied = await renderTui({
+      script: [{ toolCalls: [{ id: 'c1', name: 'run_shell_command', args: { command: 'echo nope' } }] }, { text: 'ok, not running it' }],
+    });
     try {
       await denied.type('go');
       await denied.see('Allow run_shell_command?');
@@ -179,7 +185,17 @@ describe('terminal UI', () => {
   });
 
   it('renders in a 40-column terminal without a line wider than 40', async () => {
-    const tui = await renderTui({ columns: 40, approvalMode: 'yolo', script: [{ text: 'A fairly long answer that has to wrap inside forty columns without overflowing.', toolCalls: [{ id: 'c1', name: 'run_shell_command', args: { command: 'echo a-very-long-output-line-that-would-never-fit-in-forty-columns-at-all' } }] }, { text: 'ok' }] });
+    const tui = await renderTui({
+      columns: 40,
+      approvalMode: 'yolo',
+      script: [
+        {
+          text: 'A fairly long answer that has to wrap inside forty columns without overflowing.',
+          toolCalls: [{ id: 'c1', name: 'run_shell_command', args: { command: 'echo a-very-long-output-line-that-would-never-fit-in-forty-columns-at-all' } }],
+        },
+        { text: 'ok' },
+      ],
+    });
     try {
       await tui.type('go');
       const frame = await tui.see('✦ ok');
@@ -237,4 +253,3 @@ describe('terminal UI', () => {
     }
   });
 });
-

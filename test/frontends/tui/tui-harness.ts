@@ -94,7 +94,11 @@ export async function renderTui(o: HarnessOptions = {}): Promise<TuiHarness> {
     frame,
     /** Waits until the latest frame contains the text (or matches). */
     async see(text: string | RegExp, timeoutMs = 5000): Promise<string> {
-      await waitFor(() => (typeof text === 'string' ? frame().includes(text) : text.test(frame())), timeoutMs, `the frame to show ${String(text)}\n--- last frame:\n${frame()}`);
+      await waitFor(
+        () => (typeof text === 'string' ? frame().includes(text) : text.test(frame())),
+        timeoutMs,
+        `the frame to show ${String(text)}\n--- last frame:\n${frame()}`,
+      );
       return frame();
     },
     /** Types text, then Enter as its own key press (as a terminal delivers it). */

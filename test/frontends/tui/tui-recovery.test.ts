@@ -33,7 +33,10 @@ describe('terminal UI: resume and /continue', () => {
     const tui = await renderTui({ target: { type: 'resume', target: path }, script: answerAt(2, 'I will check the test state before running anything.') });
     try {
       await tui.see('INFO  interrupted_turn');
-      const planId = tui.controller.getState().view.done.find((i) => i.type === 'info')!.title.match(/rp_[0-9a-f]+/)![0];
+      const planId = tui.controller
+        .getState()
+        .view.done.find((i) => i.type === 'info')!
+        .title.match(/rp_[0-9a-f]+/)![0];
       await tui.type('/continue');
       const frame = await tui.see('I will check the test state before running anything.');
       expect(frame).toContain(`continuing: plan ${planId} (interrupted_turn)`);
@@ -96,7 +99,10 @@ describe('terminal UI: resume and /continue', () => {
   it('a session another process holds is shown read-only with its holder; nothing is sent', async () => {
     const path = corpusCopy('dangling-single-call');
     const project = tempProject();
-    const holder = await SessionRuntime.open(runtimeDeps(project.home, project.cwd, [], process.pid), openRequest({ target: { type: 'resume', target: path } }));
+    const holder = await SessionRuntime.open(
+      runtimeDeps(project.home, project.cwd, [], process.pid),
+      openRequest({ target: { type: 'resume', target: path } }),
+    );
     const before = readFileSync(path);
     const tui = await renderTui({ ...project, target: { type: 'resume', target: path } });
     try {
@@ -138,7 +144,7 @@ describe('terminal UI: resume and /continue', () => {
     }
   });
 
-  it('/resume lists this project\'s sessions with kind, cause, size and age, and opens the one picked', async () => {
+  it("/resume lists this project's sessions with kind, cause, size and age, and opens the one picked", async () => {
     const project = tempProject();
     const chats = join(project.home, 'projects', project.cwd.replace(/[^a-zA-Z0-9]/g, '-'), 'chats');
     const crashed = '11111111-1111-4111-8111-111111111111';
@@ -147,7 +153,10 @@ describe('terminal UI: resume and /continue', () => {
       .user('run it')
       .assistant([{ functionCall: { id: 'call_1', name: 'run_shell_command', args: { command: 'make' } } }])
       .write(join(chats, `${crashed}.jsonl`));
-    new LogBuilder(clean, { start: '2026-01-02T10:00:00.000Z' }).user('hi').assistant([{ text: 'hello' }]).write(join(chats, `${clean}.jsonl`));
+    new LogBuilder(clean, { start: '2026-01-02T10:00:00.000Z' })
+      .user('hi')
+      .assistant([{ text: 'hello' }])
+      .write(join(chats, `${clean}.jsonl`));
 
     const tui = await renderTui(project);
     try {

@@ -21,7 +21,14 @@ function tmux(...args: string[]): string {
  * `hold`: a shell waits after mend and prints its exit status (tmux may drop the last output of a pane whose process exits at once).
  */
 function startMend(sb: Sandbox, name: string, args: string[], hold = false): number {
-  const env = [`PATH=${process.env['PATH'] ?? '/usr/bin:/bin'}`, `HOME=${sb.root}`, `MEND_HOME=${sb.home}`, 'LANG=C.UTF-8', 'TERM=xterm-256color', 'NO_COLOR=1'];
+  const env = [
+    `PATH=${process.env['PATH'] ?? '/usr/bin:/bin'}`,
+    `HOME=${sb.root}`,
+    `MEND_HOME=${sb.home}`,
+    'LANG=C.UTF-8',
+    'TERM=xterm-256color',
+    'NO_COLOR=1',
+  ];
   const quoted = ['node', BIN, ...args].map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ');
   const run = `env -i ${env.join(' ')} ${quoted} 2>>'${join(sb.scratch, 'stderr')}'`;
   tmux('new-session', '-d', '-s', name, '-x', '80', '-y', '50', '-c', sb.cwd, hold ? `${run}; echo "[exit $?]"; sleep 60` : `exec ${run}`);
@@ -78,7 +85,10 @@ describe('terminal UI end to end (tmux)', () => {
     const sb = makeSandbox('tui-e2e');
     const marker = join(sb.scratch, 'marker');
     const script = writeScript(sb, [
-      { text: 'Running the slow command.', toolCalls: [{ id: 'call_slow', name: 'run_shell_command', args: { command: `echo ran >> '${marker}'; sleep 20` } }] },
+      {
+        text: 'Running the slow command.',
+        toolCalls: [{ id: 'call_slow', name: 'run_shell_command', args: { command: `echo ran >> '${marker}'; sleep 20` } }],
+      },
       { text: 'The slow command was interrupted; its outcome is unknown, so I did not run it again. All done.' },
     ]);
 

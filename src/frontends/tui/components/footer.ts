@@ -13,5 +13,9 @@ export function Footer({ state, theme, width }: { state: TuiState; theme: Theme;
     `session ${state.sessionId}`,
     ...(state.readOnly ? ['READ-ONLY'] : []),
   ];
-  return h(Box, { width, flexWrap: 'wrap', columnGap: 2 }, ...fields.map((f, i) => h(Text, { key: String(i), color: f === 'READ-ONLY' ? theme.warning : theme.muted, dimColor: theme.muted === undefined }, f)));
+  return h(
+    Box,
+    { width, flexWrap: 'wrap', columnGap: 2 },
+    ...fields.map((f, i) => h(Text, { key: String(i), color: f === 'READ-ONLY' ? theme.warning : theme.muted, dimColor: theme.muted === undefined }, f)),
+  );
 }

@@ -21,12 +21,19 @@ export function ItemView({ item, theme, width, showThoughts, maxRows }: ItemProp
   if (maxRows !== undefined && item.type === 'assistant') item = { ...item, text: tailRows(item.text, width - 2, maxRows) };
   switch (item.type) {
     case 'user':
-      return h(Box, { width, marginTop: 1 }, h(Text, { color: theme.user, bold: true }, '> '), h(Box, { flexShrink: 1 }, h(Text, { color: theme.user }, item.text)));
+      return h(
+        Box,
+        { width, marginTop: 1 },
+        h(Text, { color: theme.user, bold: true }, '> '),
+        h(Box, { flexShrink: 1 }, h(Text, { color: theme.user }, item.text)),
+      );
     case 'assistant':
       return h(Box, { width }, h(Text, { color: theme.accent }, '✦ '), h(Box, { flexShrink: 1 }, h(Text, null, item.text)));
     case 'thought': {
       const lines = item.text.trim().split('\n');
-      const shown = showThoughts ? item.text.trim() : `${lines[0]?.slice(0, Math.max(10, width - 30)) ?? ''}${lines.length > 1 || (lines[0]?.length ?? 0) > width - 30 ? ' …' : ''}`;
+      const shown = showThoughts
+        ? item.text.trim()
+        : `${lines[0]?.slice(0, Math.max(10, width - 30)) ?? ''}${lines.length > 1 || (lines[0]?.length ?? 0) > width - 30 ? ' …' : ''}`;
       return h(Box, { width }, h(Text, { dimColor: true, italic: true }, `✻ ${shown}${showThoughts ? '' : '  (ctrl-o: thoughts)'}`));
     }
     case 'tool':
@@ -37,13 +44,17 @@ export function ItemView({ item, theme, width, showThoughts, maxRows }: ItemProp
         { width, flexDirection: 'column', borderStyle: 'round', borderColor: theme.info, paddingX: 1, marginY: 1 },
         ...rows(`INFO  ${item.title}`, width).map((row, i) => h(Text, { key: `t${i}`, color: theme.info, bold: true }, row)),
         ...item.lines.flatMap((line, i) => rows(line, width).map((row, j) => h(Text, { key: `l${i}.${j}` }, row))),
-        ...item.actions.flatMap((action, i) => rows(`→ ${action}`, width).map((row, j) => h(Text, { key: `a${i}.${j}`, color: theme.accent }, j === 0 ? row : `  ${row}`))),
+        ...item.actions.flatMap((action, i) =>
+          rows(`→ ${action}`, width).map((row, j) => h(Text, { key: `a${i}.${j}`, color: theme.accent }, j === 0 ? row : `  ${row}`)),
+        ),
       );
     case 'panel':
       return h(
         Box,
         { width, flexDirection: 'column', borderStyle: 'round', borderColor: item.tone === 'warning' ? theme.warning : theme.muted, paddingX: 1 },
-        ...rows(`${item.label}  ${item.title}`, width).map((row, i) => h(Text, { key: `t${i}`, color: item.tone === 'warning' ? theme.warning : undefined, bold: true }, row)),
+        ...rows(`${item.label}  ${item.title}`, width).map((row, i) =>
+          h(Text, { key: `t${i}`, color: item.tone === 'warning' ? theme.warning : undefined, bold: true }, row),
+        ),
         ...item.lines.flatMap((line, i) => rows(line, width).map((row, j) => h(Text, { key: `l${i}.${j}` }, row))),
       );
     case 'error':
@@ -75,7 +86,13 @@ function ToolView({ item, theme, width }: { item: Extract<UiItem, { type: 'tool'
   return h(
     Box,
     { width, flexDirection: 'column' },
-    h(Text, { wrap: 'wrap' }, h(Text, { color, bold: true }, `${mark} ${item.name}`), h(Text, { dimColor: true }, args ? ` ${args}` : ''), h(Text, { color }, `  [${STATUS_TEXT[item.status]}]`)),
+    h(
+      Text,
+      { wrap: 'wrap' },
+      h(Text, { color, bold: true }, `${mark} ${item.name}`),
+      h(Text, { dimColor: true }, args ? ` ${args}` : ''),
+      h(Text, { color }, `  [${STATUS_TEXT[item.status]}]`),
+    ),
     ...lines.map((line, i) => h(Text, { key: `o${i}`, dimColor: true, wrap: 'truncate-end' }, `  │ ${line}`)),
     hidden > 0 ? h(Text, { key: 'more', dimColor: true }, `  │ … ${hidden} more line${hidden === 1 ? '' : 's'}`) : null,
   );
@@ -83,7 +100,10 @@ function ToolView({ item, theme, width }: { item: Extract<UiItem, { type: 'tool'
 
 /** The first lines of a tool's output and how many were left out. */
 export function trimOutput(output: string, max: number): { lines: string[]; hidden: number } {
-  const all = output.replace(/\s+$/, '').split('\n').filter((l, i, a) => a.length > 1 || l !== '');
+  const all = output
+    .replace(/\s+$/, '')
+    .split('\n')
+    .filter((l, i, a) => a.length > 1 || l !== '');
   return { lines: all.slice(0, max), hidden: Math.max(0, all.length - max) };
 }
 
