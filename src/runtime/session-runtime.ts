@@ -11,87 +11,26 @@
  * writes nothing (with or without a fork: a fork is created only to write).
  */
 import { MendError, errorCodeOf, errorMessageOf, isMendError } from '../errors.js';
-import { AgentSession, type ApprovalGate, type ToolPort } from '../engine/agent-session.js';
-import type { EngineEvent, TurnOutcome } from '../engine/engine-events.js';
-import { RecordBuilder, type RecordContext } from '../engine/record-builder.js';
-import type { ModelProvider } from '../providers/provider.js';
-import { buildPlanForSession } from '../recovery/build-plan.js';
+import { AgentSession, type ApprovalGate } from '../engine/agent-session.js';
+import type { TurnOutcome } from '../engine/engine-events.js';
+import { RecordBuilder } from '../engine/record-builder.js';
 import type { SessionRecoveryPlan } from '../recovery/plan-types.js';
 import type { ActiveWriter } from '../session/active-writer.js';
-import { buildConversation } from '../session/conversation-loader.js';
 import type { LoadedSession } from '../session/conversation.js';
 import { turnAbortReasonOf, type Part } from '../session/records.js';
 import { isSessionId } from '../session/session-paths.js';
 import type { ApprovalMode } from '../stream/approval-modes.js';
 import type { RefusalCode } from '../stream/error-codes.js';
-import type { ProjectScope, SessionRef, SessionStore, WriterIdentity, WriterLease } from '../store/session-store.js';
+import type { SessionRef, WriterLease } from '../store/session-store.js';
 import { REFUSAL_MESSAGES, decideRecoveryAction, type Decision, type RunIntent } from './continuation-policy.js';
 import { forkInto } from './fork-session.js';
-import { approvalGate, createToolPort, type AskHost, type ToolFilter } from './tool-port.js';
+import { approvalGate, createToolPort, type AskHost } from './tool-port.js';
 import { TurnQueue } from './turn-queue.js';
-import type { ToolSessionContext } from '../tools/tool-context.js';
+import { contextFor, loadAndPlan, refusedOutcome } from './load-and-plan.js';
+import type { ContinueAnswer, OpenRequest, RuntimeDeps, RuntimeEvent, RuntimeSettings } from './runtime-types.js';
 
-export interface RuntimeSettings {
-  model: string | undefined;
-  approvalMode: ApprovalMode;
-  allowedTools: string[];
-  maxTurns: number;
-  allowAutoContinue: boolean;
-  acceptDegraded: boolean;
-  /** Replaces the built-in system prompt (--system-prompt, a host's initialize). */
-  systemPrompt?: string | undefined;
-  /** Appended to the system prompt after a blank line (--append-system-prompt). */
-  appendSystemPrompt?: string | undefined;
-  /** Which tools are offered: `only` (undefined: all) minus `exclude`. A call to another is refused, never run. */
-  tools?: ToolFilter | undefined;
-}
-
-export interface RuntimeDeps {
-  store: SessionStore;
-  scope: ProjectScope;
-  identity: WriterIdentity;
-  cwd: string;
-  version: string;
-  newId: () => string;
-  now: () => string;
-  clock: () => number;
-  /** A lazy provider for a model name: settings are checked only when a model call is needed. */
-  provider: (model: string | undefined) => () => Promise<ModelProvider>;
-  tools?: ToolPort;
-  /** The project boundary, the tools' environment and the secrets to redact. */
-  toolSession?: ToolSessionContext;
-  /** The built-in system prompt (src/engine/system-prompt.ts), built by the composition root. */
-  baseSystemPrompt?: () => string;
-  /** Process-wide stop (a signal): aborts the running turn with its reason and ends the queue. */
-  signal?: AbortSignal;
-}
-
-export type SessionTarget = { type: 'new'; sessionId?: string | undefined } | { type: 'resume'; target: string } | { type: 'latest' };
-
-export interface OpenRequest {
-  target: SessionTarget;
-  /**
-   * With resume/latest: work in a copy. Created only when the access is `write`. `forContinuation`:
-   * the copy is made to continue the source's interrupted turn, which is refused while another
-   * process still writes the source (its "interrupted" tool may still be running).
-   */
-  fork?: { sessionId?: string | undefined; forContinuation?: boolean } | undefined;
-  /**
-   * `inspect`: no lease, never writes. `write`: the lease is taken before loading.
-   * `on_demand` (resume/latest only): opened like `inspect`, so loading writes nothing
-   * and works on a session another process holds; the first prompt or continuation
-   * takes the lease and rebuilds the plan under it (refused with `session_locked`
-   * while another process holds it).
-   */
-  access: 'inspect' | 'write' | 'on_demand';
-  settings: RuntimeSettings;
-}
-
-export type RuntimeEvent = EngineEvent | { type: 'recovery_plan'; plan: SessionRecoveryPlan };
-
-export type ContinueAnswer =
-  | { accepted: true; plan: SessionRecoveryPlan; outcome: Promise<TurnOutcome> }
-  | { accepted: false; code: RefusalCode; message: string; plan: SessionRecoveryPlan | null };
+export type { ContinueAnswer, OpenRequest, RuntimeDeps, RuntimeEvent, RuntimeSettings, SessionTarget } from './runtime-types.js';
+export { loadAndPlan, refusedOutcome } from './load-and-plan.js';
 
 export class SessionRuntime {
   readonly settings: RuntimeSettings;
@@ -566,35 +505,4 @@ export class SessionRuntime {
   async checkProvider(): Promise<void> {
     await this.deps.provider(this.settings.model)();
   }
-}
-
-function contextFor(sessionId: string, deps: RuntimeDeps): RecordContext {
-  return { sessionId, cwd: deps.cwd, version: deps.version, newId: deps.newId, now: deps.now };
-}
-
-export function refusedOutcome(code: string, message: string, durationMs = 0): TurnOutcome {
-  return {
-    status: 'error',
-    error: { code, message },
-    durationMs,
-    apiDurationMs: 0,
-    numTurns: 0,
-    usage: { inputTokens: 0, outputTokens: 0 },
-    permissionDenials: [],
-  };
-}
-
-/** The same loader and planner every entrypoint uses, so the same session gives the same plan id everywhere. */
-export async function loadAndPlan(
-  store: SessionStore,
-  ref: SessionRef,
-  allowAutoContinue: boolean,
-  activeWriter: ActiveWriter | null,
-): Promise<{ loaded: LoadedSession; plan: SessionRecoveryPlan }> {
-  const read = await store.read(ref);
-  // An empty or fully damaged log names no session; its ref may.
-  const loaded = buildConversation(read, isSessionId(ref.sessionId) ? { fallbackSessionId: ref.sessionId } : {});
-  // A live holder is an input of the plan: a session being written is `running`, not crashed.
-  const plan = buildPlanForSession(loaded, { allowAutoContinue }, activeWriter);
-  return { loaded, plan };
 }

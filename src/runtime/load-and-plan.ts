@@ -1,0 +1,46 @@
+/**
+ * Loading and planning a session the way every entrypoint does (so the same session
+ * gives the same plan id everywhere), and the small outcome and record-context values
+ * the runtime builds.
+ */
+import type { TurnOutcome } from '../engine/engine-events.js';
+import type { RecordContext } from '../engine/record-builder.js';
+import { buildPlanForSession } from '../recovery/build-plan.js';
+import type { SessionRecoveryPlan } from '../recovery/plan-types.js';
+import type { ActiveWriter } from '../session/active-writer.js';
+import { buildConversation } from '../session/conversation-loader.js';
+import type { LoadedSession } from '../session/conversation.js';
+import { isSessionId } from '../session/session-paths.js';
+import type { SessionRef, SessionStore } from '../store/session-store.js';
+import type { RuntimeDeps } from './runtime-types.js';
+
+export function contextFor(sessionId: string, deps: RuntimeDeps): RecordContext {
+  return { sessionId, cwd: deps.cwd, version: deps.version, newId: deps.newId, now: deps.now };
+}
+
+export function refusedOutcome(code: string, message: string, durationMs = 0): TurnOutcome {
+  return {
+    status: 'error',
+    error: { code, message },
+    durationMs,
+    apiDurationMs: 0,
+    numTurns: 0,
+    usage: { inputTokens: 0, outputTokens: 0 },
+    permissionDenials: [],
+  };
+}
+
+/** The same loader and planner every entrypoint uses, so the same session gives the same plan id everywhere. */
+export async function loadAndPlan(
+  store: SessionStore,
+  ref: SessionRef,
+  allowAutoContinue: boolean,
+  activeWriter: ActiveWriter | null,
+): Promise<{ loaded: LoadedSession; plan: SessionRecoveryPlan }> {
+  const read = await store.read(ref);
+  // An empty or fully damaged log names no session; its ref may.
+  const loaded = buildConversation(read, isSessionId(ref.sessionId) ? { fallbackSessionId: ref.sessionId } : {});
+  // A live holder is an input of the plan: a session being written is `running`, not crashed.
+  const plan = buildPlanForSession(loaded, { allowAutoContinue }, activeWriter);
+  return { loaded, plan };
+}

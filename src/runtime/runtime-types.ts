@@ -1,0 +1,76 @@
+/**
+ * The vocabulary of the session runtime: its settings, what it is built from (the
+ * dependencies the composition root hands it), how a session is opened, and what it
+ * tells subscribers and continuation callers.
+ */
+import type { ToolPort } from '../engine/agent-session.js';
+import type { EngineEvent, TurnOutcome } from '../engine/engine-events.js';
+import type { ModelProvider } from '../providers/provider.js';
+import type { SessionRecoveryPlan } from '../recovery/plan-types.js';
+import type { ApprovalMode } from '../stream/approval-modes.js';
+import type { RefusalCode } from '../stream/error-codes.js';
+import type { ProjectScope, SessionStore, WriterIdentity } from '../store/session-store.js';
+import type { ToolSessionContext } from '../tools/tool-context.js';
+import type { ToolFilter } from './tool-port.js';
+
+export interface RuntimeSettings {
+  model: string | undefined;
+  approvalMode: ApprovalMode;
+  allowedTools: string[];
+  maxTurns: number;
+  allowAutoContinue: boolean;
+  acceptDegraded: boolean;
+  /** Replaces the built-in system prompt (--system-prompt, a host's initialize). */
+  systemPrompt?: string | undefined;
+  /** Appended to the system prompt after a blank line (--append-system-prompt). */
+  appendSystemPrompt?: string | undefined;
+  /** Which tools are offered: `only` (undefined: all) minus `exclude`. A call to another is refused, never run. */
+  tools?: ToolFilter | undefined;
+}
+
+export interface RuntimeDeps {
+  store: SessionStore;
+  scope: ProjectScope;
+  identity: WriterIdentity;
+  cwd: string;
+  version: string;
+  newId: () => string;
+  now: () => string;
+  clock: () => number;
+  /** A lazy provider for a model name: settings are checked only when a model call is needed. */
+  provider: (model: string | undefined) => () => Promise<ModelProvider>;
+  tools?: ToolPort;
+  /** The project boundary, the tools' environment and the secrets to redact. */
+  toolSession?: ToolSessionContext;
+  /** The built-in system prompt (src/engine/system-prompt.ts), built by the composition root. */
+  baseSystemPrompt?: () => string;
+  /** Process-wide stop (a signal): aborts the running turn with its reason and ends the queue. */
+  signal?: AbortSignal;
+}
+
+export type SessionTarget = { type: 'new'; sessionId?: string | undefined } | { type: 'resume'; target: string } | { type: 'latest' };
+
+export interface OpenRequest {
+  target: SessionTarget;
+  /**
+   * With resume/latest: work in a copy. Created only when the access is `write`. `forContinuation`:
+   * the copy is made to continue the source's interrupted turn, which is refused while another
+   * process still writes the source (its "interrupted" tool may still be running).
+   */
+  fork?: { sessionId?: string | undefined; forContinuation?: boolean } | undefined;
+  /**
+   * `inspect`: no lease, never writes. `write`: the lease is taken before loading.
+   * `on_demand` (resume/latest only): opened like `inspect`, so loading writes nothing
+   * and works on a session another process holds; the first prompt or continuation
+   * takes the lease and rebuilds the plan under it (refused with `session_locked`
+   * while another process holds it).
+   */
+  access: 'inspect' | 'write' | 'on_demand';
+  settings: RuntimeSettings;
+}
+
+export type RuntimeEvent = EngineEvent | { type: 'recovery_plan'; plan: SessionRecoveryPlan };
+
+export type ContinueAnswer =
+  | { accepted: true; plan: SessionRecoveryPlan; outcome: Promise<TurnOutcome> }
+  | { accepted: false; code: RefusalCode; message: string; plan: SessionRecoveryPlan | null };
