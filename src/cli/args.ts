@@ -245,7 +245,8 @@ export async function parseArgs(argv: string[]): Promise<ParsedCommand> {
     allowedTools: toolRules('--allowed-tools', splitList(a['allowed-tools'])),
     maxTurns: last(a['max-session-turns'] ?? a['max-turns']),
     model: last(a.model),
-    fallbackModel: last(a['fallback-model']),
+    // Qwen's SDK sends a comma list; the first model is the fallback.
+    fallbackModel: last(a['fallback-model'])?.split(',')[0]?.trim() || undefined,
     provider: last(a.provider),
     baseUrl: last(a['base-url']),
     scriptedResponses: last(a['scripted-responses']),
