@@ -31,6 +31,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { cutAt } from './arbitraries.js';
 import { buildSessionRecoveryPlan } from '../../src/recovery/build-plan.js';
 import { PLAN_ID_PATTERN } from '../../src/recovery/plan-id.js';
 import type { BuildPlanInput, SessionRecoveryPlan } from '../../src/recovery/plan-types.js';
@@ -887,15 +888,10 @@ export function frameChunks(chunks: readonly Buffer[], maxLineBytes?: number): F
 /** Cuts `buf` at `cuts` random offsets (1-byte chunks when `bytewise`). */
 function randomChunks(r: Rng, buf: Buffer, bytewise: boolean): Buffer[] {
   if (bytewise) return Array.from({ length: buf.length }, (_, i) => buf.subarray(i, i + 1));
-  const offsets = Array.from({ length: r.range(0, 12) }, () => r.int(buf.length + 1)).sort((a, b) => a - b);
-  const chunks: Buffer[] = [];
-  let prev = 0;
-  for (const o of offsets) {
-    chunks.push(buf.subarray(prev, o));
-    prev = o;
-  }
-  chunks.push(buf.subarray(prev));
-  return chunks;
+  return cutAt(
+    buf,
+    Array.from({ length: r.range(0, 12) }, () => r.int(buf.length + 1)),
+  );
 }
 
 function streamCase(r: Rng): string[] {
