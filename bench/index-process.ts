@@ -4,7 +4,7 @@
  * Spawn -> exit against the floor process shows what an index-based resume would
  * cost before its tail is parsed (issue 11's "index, not objects").
  */
-import { readSessionIndex } from '../src/session/index-reader.js';
+import { readSessionIndex } from '../src/session/outline-reader.js';
 
 const path = process.argv[2];
 if (!path) throw new Error('usage: index-process.js FILE');

@@ -3,13 +3,13 @@
  * Same input, same plan: no I/O, no clock, no randomness.
  */
 import { apiHistoryView, cloneJson } from '../session/api-history.js';
-import type { LoadedSession } from '../session/conversation.js';
+import type { ConversationRecord, LoadedSession } from '../session/conversation.js';
 import type { Content, Part, RecoveryRepair, SessionRecoveryKind } from '../session/records.js';
 import { detectTurnInterruption, lastModelEntryIndex, type TailAnalysis } from './detect-interruption.js';
 import { derivePlanId } from './plan-id.js';
 import type { BuildPlanInput, RecoveryCause, RecoveryContinuation, RecoveryLastError, SessionRecoveryPlan } from './plan-types.js';
 import { decidePolicy } from './recovery-policy.js';
-import { repairHistory } from './repair-history.js';
+import { repairHistory, type RepairResult } from './repair-history.js';
 import { buildVisibleNotice } from './visible-notice.js';
 
 function kindOf(degraded: boolean, tail: TailAnalysis): SessionRecoveryKind {
@@ -78,15 +78,27 @@ function buildContinuation(kind: SessionRecoveryKind, apiHistory: readonly Conte
   };
 }
 
+/**
+ * The two histories of a conversation's plan: as written (a view of the records, not a
+ * copy: plans are immutable, see SessionRecoveryPlan, and copying every part of a long
+ * history was a third of the planning time) and repaired (sharing what the repair left
+ * unchanged). One function, so a history produced later on demand (load-and-plan.ts)
+ * is the one the plan was built on.
+ */
+export function planHistories(
+  conversation: ConversationRecord,
+  written: Content[] = apiHistoryView(conversation),
+): { originalApiHistory: Content[]; repaired: RepairResult } {
+  return { originalApiHistory: written, repaired: repairHistory(written, { shareUnchanged: true }) };
+}
+
 export function buildSessionRecoveryPlan(input: BuildPlanInput): SessionRecoveryPlan {
   const { conversation } = input;
   const historyGaps = input.historyGaps ?? [];
   const diagnostics = input.diagnostics ?? [];
 
   // 1. The history as written. Classification happens on this, before any repair.
-  // A view of the records, not a copy: plans are immutable (see SessionRecoveryPlan),
-  // and copying every part of a long history was a third of the planning time.
-  const originalApiHistory = apiHistoryView(conversation);
+  const { originalApiHistory, repaired } = planHistories(conversation, input.originalApiHistory);
   const liveGaps = historyGaps.filter((g) => !g.beforeCheckpoint);
   const liveCycle = diagnostics.some((d) => d.code === 'parent_cycle' && !d.beforeCheckpoint);
   const tail = detectTurnInterruption(originalApiHistory);
@@ -97,8 +109,7 @@ export function buildSessionRecoveryPlan(input: BuildPlanInput): SessionRecovery
   const sidechainRecords = conversation.sidechainRecords ?? 0;
   const previousAttempts = conversation.afterLastModel.recoveryRecords.length;
 
-  // 2. The provider-safe history. What the repair leaves alone is shared, not cloned.
-  const repaired = repairHistory(originalApiHistory, { shareUnchanged: true });
+  // 2. The provider-safe history (built above with the original). What the repair leaves alone is shared, not cloned.
   const repairs: RecoveryRepair[] = [
     ...liveGaps.map((g): RecoveryRepair => ({ type: 'history_gap', childUuid: g.childUuid, missingParentUuid: g.missingParentUuid })),
     ...repaired.repairs,

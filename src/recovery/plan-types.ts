@@ -79,4 +79,10 @@ export interface BuildPlanInput {
    * absent when nobody is. A live session is not a crash: the plan says `running`.
    */
   activeWriter?: ActiveWriter | null;
+  /**
+   * The history as written, when the caller built it (apiHistoryView of the conversation
+   * otherwise): a plan over a session's outline passes the outline's history, whose
+   * entries before the last model entry carry only what the plan rules read (issue 11).
+   */
+  originalApiHistory?: Content[];
 }

@@ -5,13 +5,12 @@
  */
 import type { TurnOutcome } from '../engine/engine-events.js';
 import type { RecordContext } from '../engine/record-builder.js';
-import { buildPlanForSession } from '../recovery/build-plan.js';
 import type { SessionRecoveryPlan } from '../recovery/plan-types.js';
 import type { ActiveWriter } from '../session/active-writer.js';
-import { buildConversation } from '../session/conversation-loader.js';
 import type { LoadedSession } from '../session/conversation.js';
 import { isSessionId } from '../session/session-paths.js';
 import type { SessionRef, SessionStore } from '../store/session-store.js';
+import { planFromOutline } from './outline-plan.js';
 import type { RuntimeDeps } from './runtime-types.js';
 
 export function contextFor(sessionId: string, deps: RuntimeDeps): RecordContext {
@@ -37,10 +36,9 @@ export async function loadAndPlan(
   allowAutoContinue: boolean,
   activeWriter: ActiveWriter | null,
 ): Promise<{ loaded: LoadedSession; plan: SessionRecoveryPlan }> {
-  const read = await store.read(ref);
+  // The outline, not every full record: the histories are read when something needs them (outline-plan.ts).
+  const outline = await store.readOutline(ref);
   // An empty or fully damaged log names no session; its ref may.
-  const loaded = buildConversation(read, isSessionId(ref.sessionId) ? { fallbackSessionId: ref.sessionId } : {});
   // A live holder is an input of the plan: a session being written is `running`, not crashed.
-  const plan = buildPlanForSession(loaded, { allowAutoContinue }, activeWriter);
-  return { loaded, plan };
+  return planFromOutline(outline, isSessionId(ref.sessionId) ? { fallbackSessionId: ref.sessionId } : {}, { allowAutoContinue }, activeWriter);
 }

@@ -5,7 +5,7 @@
  * the recovery service, not here. Pure.
  */
 import type { ConversationRecord } from './conversation.js';
-import type { Content, Part } from './records.js';
+import type { ChatRecord, Content, Part } from './records.js';
 
 export function buildApiHistory(conv: ConversationRecord): Content[] {
   const history: Content[] = conv.compressedHistory ? (cloneJson(conv.compressedHistory) as Content[]) : [];
@@ -26,7 +26,13 @@ export function buildApiHistory(conv: ConversationRecord): Content[] {
  */
 export function apiHistoryView(conv: ConversationRecord): Content[] {
   const history: Content[] = conv.compressedHistory ? [...conv.compressedHistory] : [];
-  for (const record of conv.records) {
+  pushEntries(history, conv.records);
+  return history;
+}
+
+/** Appends the entries of `records` (one per non-system record with parts, holding its own parts array) to `history`. */
+export function pushEntries(history: Content[], records: readonly ChatRecord[]): Content[] {
+  for (const record of records) {
     if (record.type === 'system') continue;
     const parts = record.message.parts;
     if (parts.length === 0) continue;

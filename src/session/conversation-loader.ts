@@ -21,6 +21,7 @@ import {
   isMendVersion,
   type ChatRecord,
   type Content,
+  type RecordType,
   type SystemRecord,
 } from './records.js';
 import { summarizeIssues } from './record-validation.js';
@@ -28,14 +29,6 @@ import { summarizeIssues } from './record-validation.js';
 export interface BuildOptions {
   /** Used when no record names the session (an empty or fully damaged log), e.g. the file name's id. */
   fallbackSessionId?: string;
-}
-
-interface Walk {
-  /** Chain records, newest first. */
-  chain: ChatRecord[];
-  /** Index in `chain` of the checkpoint, or -1. */
-  checkpoint: number;
-  compressedHistory: Content[] | null;
 }
 
 /**
@@ -57,58 +50,141 @@ function isModelRecord(record: ChatRecord): boolean {
   return record.type === 'assistant' && isModelEntry(record.message.parts);
 }
 
+/**
+ * What the loader reads of a session's records, by index (file order, fragments
+ * merged): a full read (readRecordSource) or a store's outline (issue 11), so both
+ * are loaded by one algorithm. `full` gives whole records, asked for only where a
+ * rule reads content: the tail from the last model entry on, and a checkpoint's payload.
+ */
+export interface RecordSource {
+  /** Valid records of the session, sidechain ones included. */
+  readonly count: number;
+  uuid(i: number): string;
+  parentUuid(i: number): string | null;
+  /** parentUuid(i) === uuid(j), answered without making strings where the source can. */
+  isParent(i: number, j: number): boolean;
+  /** The index of the record with this uuid, or -1. */
+  find(uuid: string): number;
+  /** The line of the record's last piece (its own line when it has one piece). */
+  lastLine(i: number): number;
+  type(i: number): RecordType;
+  /** A `chat_compression` system record (its payload is read through `full`). */
+  isCompression(i: number): boolean;
+  isSidechain(i: number): boolean;
+  /** An assistant record that is a model entry (model-entry.ts). */
+  isModel(i: number): boolean;
+  /** 0: no version; 1: written by mend; 2: another writer. */
+  provenance(i: number): 0 | 1 | 2;
+  /** Whole records, in the order asked. */
+  full(indices: readonly number[]): ChatRecord[];
+}
+
+/** The records of a full read as a RecordSource. */
+export function readRecordSource(records: readonly ReadRecord[]): RecordSource {
+  let byUuid: Map<string, number> | null = null;
+  return {
+    count: records.length,
+    uuid: (i) => records[i]!.record.uuid,
+    parentUuid: (i) => records[i]!.record.parentUuid,
+    isParent: (i, j) => records[i]!.record.parentUuid === records[j]!.record.uuid,
+    find: (uuid) => {
+      if (byUuid === null) {
+        byUuid = new Map();
+        // A uuid on several records (only in hand-built inputs: the reader merges them) finds the last.
+        for (let i = 0; i < records.length; i++) byUuid.set(records[i]!.record.uuid, i);
+      }
+      return byUuid.get(uuid) ?? -1;
+    },
+    lastLine: (i) => records[i]!.lastLine ?? records[i]!.line,
+    type: (i) => records[i]!.record.type,
+    isCompression: (i) => {
+      const r = records[i]!.record;
+      return r.type === 'system' && r.subtype === SystemSubtype.chatCompression;
+    },
+    isSidechain: (i) => isSidechainRecord(records[i]!.record),
+    isModel: (i) => isModelRecord(records[i]!.record),
+    provenance: (i) => {
+      const v = records[i]!.record.version;
+      return v === undefined ? 0 : isMendVersion(v) ? 1 : 2;
+    },
+    full: (indices) => indices.map((i) => records[i]!.record),
+  };
+}
+
+/** A conversation with the source indices of its records, and where its tail starts. */
+export interface LoadedChain {
+  /** `conversation.records` holds the full records of chain[tailStart...] only; the caller fills in the rest. */
+  loaded: LoadedSession;
+  /** Source indices of the active chain, oldest first (what conversation.records holds). */
+  chain: number[];
+  /** Index in `chain` of the last model entry, or 0 when there is none: from here on records were read whole. */
+  tailStart: number;
+  /** The full records of chain[tailStart...]. */
+  tail: ChatRecord[];
+}
+
 export function buildConversation(read: ReadResult, options: BuildOptions = {}): LoadedSession {
+  const built = buildConversationFrom(readRecordSource(read.records), read, options);
+  built.loaded.conversation.records = built.chain.map((i) => read.records[i]!.record);
+  return built.loaded;
+}
+
+/** The loader over any RecordSource: everything but the records before the tail, which the caller provides. */
+export function buildConversationFrom(source: RecordSource, read: Pick<ReadResult, 'diagnostics' | 'sessionId'>, options: BuildOptions = {}): LoadedChain {
   const diagnostics: LoadDiagnostic[] = [...read.diagnostics];
   const historyGaps: HistoryGap[] = [];
   const sessionId = read.sessionId ?? options.fallbackSessionId ?? '';
 
   // Subagent transcripts are not the main history: set aside before anything else,
   // so neither the leaf, the chain nor the tail can be one of theirs.
-  let main = read.records;
+  const main: number[] = [];
   let sidechainRecords = 0;
-  for (const r of read.records) if (isSidechainRecord(r.record)) sidechainRecords++;
-  if (sidechainRecords > 0) main = read.records.filter((r) => !isSidechainRecord(r.record));
+  for (let i = 0; i < source.count; i++) {
+    if (source.isSidechain(i)) sidechainRecords++;
+    else main.push(i);
+  }
 
   // The leaf is the record of the last record line in the file, also when that line is
   // a late fragment of an earlier record (as Qwen Code picks it).
   let leafIndex = -1;
-  for (let i = 0, last = -1; i < main.length; i++) {
-    const at = main[i]!.lastLine ?? main[i]!.line;
+  for (let k = 0, last = -1; k < main.length; k++) {
+    const at = source.lastLine(main[k]!);
     if (at > last) {
       last = at;
-      leafIndex = i;
+      leafIndex = k;
     }
   }
-  const leaf = main[leafIndex]?.record;
 
-  if (leaf === undefined) {
+  if (leafIndex < 0) {
     const conversation = emptyConversation(sessionId);
     conversation.sidechainRecords = sidechainRecords;
-    return { conversation, historyGaps, diagnostics };
+    return { loaded: { conversation, historyGaps, diagnostics }, chain: [], tailStart: 0, tail: [] };
   }
 
-  const walk = walkChain(main, leafIndex, diagnostics, historyGaps);
+  const walk = walkChain(source, main, leafIndex, diagnostics, historyGaps);
   const activeEnd = walk.checkpoint >= 0 ? walk.checkpoint : walk.chain.length;
-  const records = walk.chain.slice(0, activeEnd).reverse();
+  const chain = walk.chain.slice(0, activeEnd).reverse();
   // writtenByMend is about the interrupted tail only: from the last assistant record on
   // (or the whole active chain, checkpoint included, when there is none). Older history
   // may well be a peer's (a Qwen session continued in mend) and says nothing about how
   // this tail ended.
-  const lastAssistant = records.findLastIndex(isModelRecord);
-  const provenanceChain =
-    lastAssistant >= 0 ? records.slice(lastAssistant) : walk.chain.slice(0, walk.checkpoint >= 0 ? walk.checkpoint + 1 : walk.chain.length);
+  const lastModel = chain.findLastIndex((i) => source.isModel(i));
+  const tailStart = Math.max(0, lastModel);
+  const provenanceChain = lastModel >= 0 ? chain.slice(lastModel) : walk.chain.slice(0, walk.checkpoint >= 0 ? walk.checkpoint + 1 : walk.chain.length);
+  const tail = source.full(chain.slice(tailStart));
 
   const conversation: ConversationRecord = {
     sessionId,
-    leafUuid: leaf.uuid,
-    records,
+    leafUuid: source.uuid(main[leafIndex]!),
+    records: tail,
     compressedHistory: walk.compressedHistory,
-    totalRecords: read.records.length,
-    writtenByMend: isWrittenByMend(provenanceChain),
-    afterLastModel: markersAfterLastModel(records, diagnostics),
+    totalRecords: source.count,
+    writtenByMend: isWrittenByMend(source, provenanceChain),
+    // The markers after the last model entry lie in the tail: the tail is all they read.
+    afterLastModel: markersAfterLastModel(tail, diagnostics),
     sidechainRecords,
   };
-  return { conversation, historyGaps, diagnostics };
+  return { loaded: { conversation, historyGaps, diagnostics }, chain, tailStart, tail };
 }
 
 function emptyConversation(sessionId: string): ConversationRecord {
@@ -124,6 +200,14 @@ function emptyConversation(sessionId: string): ConversationRecord {
   };
 }
 
+interface Walk {
+  /** Source indices of the chain, newest first. */
+  chain: number[];
+  /** Index in `chain` of the checkpoint, or -1. */
+  checkpoint: number;
+  compressedHistory: Content[] | null;
+}
+
 /**
  * Walks parent links from the leaf. In an ordinary log a record's parent is the
  * record just before it, so that is tried first and the uuid map is only built
@@ -133,8 +217,8 @@ function emptyConversation(sessionId: string): ConversationRecord {
  * to name the record where it closes. The walk goes on past the checkpoint so
  * damage further back is still reported.
  */
-function walkChain(all: readonly ReadRecord[], leafIndex: number, diagnostics: LoadDiagnostic[], gaps: HistoryGap[]): Walk {
-  const walk = walkOnce(all, leafIndex, false) ?? walkOnce(all, leafIndex, true)!;
+function walkChain(source: RecordSource, main: readonly number[], leafIndex: number, diagnostics: LoadDiagnostic[], gaps: HistoryGap[]): Walk {
+  const walk = walkOnce(source, main, leafIndex, false) ?? walkOnce(source, main, leafIndex, true)!;
   diagnostics.push(...walk.diagnostics);
   if (walk.gap) gaps.push(walk.gap);
   return walk;
@@ -145,33 +229,38 @@ interface WalkResult extends Walk {
   gap: HistoryGap | null;
 }
 
-/** Null when, without a visited set, the walk ran longer than a cycle-free chain can be. */
-function walkOnce(all: readonly ReadRecord[], leafIndex: number, trackVisited: boolean): WalkResult | null {
-  let byUuid: Map<string, number> | null = null;
-  const indexOf = (uuid: string, hint: number): number => {
-    if (hint >= 0 && all[hint]!.record.uuid === uuid) return hint;
-    if (byUuid === null) {
-      byUuid = new Map();
-      for (let i = 0; i < all.length; i++) byUuid.set(all[i]!.record.uuid, i);
+/** Null when, without a visited set, the walk ran longer than a cycle-free chain can be. `k` indexes `main`. */
+function walkOnce(source: RecordSource, main: readonly number[], leafIndex: number, trackVisited: boolean): WalkResult | null {
+  /** Position in `main` of source index i, or -1 (a sidechain record is not in it; main is in index order). */
+  const inMain = (i: number): number => {
+    let lo = 0;
+    let hi = main.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = main[mid]!;
+      if (at === i) return mid;
+      if (at < i) lo = mid + 1;
+      else hi = mid - 1;
     }
-    return byUuid.get(uuid) ?? -1;
+    return -1;
   };
 
   const result: WalkResult = { chain: [], checkpoint: -1, compressedHistory: null, diagnostics: [], gap: null };
   const visited = trackVisited ? new Set<string>() : null;
-  let index = leafIndex;
+  let k = leafIndex;
 
-  while (index >= 0) {
-    const current = all[index]!.record;
-    if (visited?.has(current.uuid)) {
-      result.diagnostics.push({ code: 'parent_cycle', uuid: current.uuid, beforeCheckpoint: result.checkpoint >= 0 });
+  while (k >= 0) {
+    const index = main[k]!;
+    if (visited?.has(source.uuid(index))) {
+      result.diagnostics.push({ code: 'parent_cycle', uuid: source.uuid(index), beforeCheckpoint: result.checkpoint >= 0 });
       break;
     }
-    if (visited === null && result.chain.length >= all.length) return null;
-    visited?.add(current.uuid);
-    result.chain.push(current);
+    if (visited === null && result.chain.length >= main.length) return null;
+    visited?.add(source.uuid(index));
+    result.chain.push(index);
 
-    if (result.checkpoint < 0 && current.type === 'system' && current.subtype === SystemSubtype.chatCompression) {
+    if (result.checkpoint < 0 && source.isCompression(index)) {
+      const current = source.full([index])[0] as SystemRecord;
       const payload = ChatCompressionPayloadSchema.safeParse(current.systemPayload);
       if (payload.success) {
         result.checkpoint = result.chain.length - 1;
@@ -181,24 +270,31 @@ function walkOnce(all: readonly ReadRecord[], leafIndex: number, trackVisited: b
       }
     }
 
-    const parentUuid = current.parentUuid;
+    // In an ordinary log the parent is the record just before; only a jump looks the uuid up.
+    if (k > 0 && source.isParent(index, main[k - 1]!)) {
+      k--;
+      continue;
+    }
+    const parentUuid = source.parentUuid(index);
     if (parentUuid === null) break;
-    const parentIndex = indexOf(parentUuid, index - 1);
-    if (parentIndex < 0) {
+    const found = source.find(parentUuid);
+    const parent = found < 0 ? -1 : inMain(found);
+    if (parent < 0) {
       // A gap at the checkpoint itself lies behind it too: that history is replaced.
-      result.gap = { childUuid: current.uuid, missingParentUuid: parentUuid, beforeCheckpoint: result.checkpoint >= 0 };
+      result.gap = { childUuid: source.uuid(index), missingParentUuid: parentUuid, beforeCheckpoint: result.checkpoint >= 0 };
       break;
     }
-    index = parentIndex;
+    k = parent;
   }
   return result;
 }
 
-function isWrittenByMend(chain: ChatRecord[]): boolean {
+function isWrittenByMend(source: RecordSource, chain: readonly number[]): boolean {
   let seen = false;
-  for (const record of chain) {
-    if (record.version === undefined) continue;
-    if (!isMendVersion(record.version)) return false;
+  for (const i of chain) {
+    const provenance = source.provenance(i);
+    if (provenance === 0) continue;
+    if (provenance === 2) return false;
     seen = true;
   }
   return seen;

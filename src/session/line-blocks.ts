@@ -10,7 +10,7 @@
  * '\n' (0x0a) never occurs inside a multi-byte UTF-8 sequence, so cutting after it
  * never splits a character; bytes cut by a read stay bytes until their line is whole.
  */
-import { constants } from 'node:fs';
+import { constants, readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 
 export const DEFAULT_BLOCK_SIZE = 1 << 16;
@@ -37,7 +37,12 @@ export async function readLineBlocks(
 ): Promise<LineBlocksEnd> {
   const handle = await openRegularFile(path);
   try {
-    return await scanLineBlocks(async (buffer, at, length) => (await handle.read(buffer, at, length, null)).bytesRead, onBlock, blockSize);
+    // Synchronous reads on the opened descriptor: an awaited read per 64 KiB block left the
+    // thread idle for a third of an 85 MB index pass (one thread-pool round trip a block).
+    // The scanner yields to the event loop every few MiB, so a daemon reading a large log
+    // still serves its other sessions.
+    const fd = handle.fd;
+    return await scanLineBlocks((buffer, at, length) => readSync(fd, buffer, at, length, null), onBlock, blockSize);
   } finally {
     await handle.close();
   }
@@ -54,7 +59,7 @@ export function bytesLineBlocks(
 ): Promise<LineBlocksEnd> {
   let position = 0;
   return scanLineBlocks(
-    async (buffer, at, length) => {
+    (buffer, at, length) => {
       const n = Math.min(length, bytes.length - position);
       bytes.copy(buffer, at, position, position + n);
       position += n;
@@ -87,7 +92,12 @@ async function openRegularFile(path: string): Promise<FileHandle> {
   throw Object.assign(new Error(`not a regular file (${what})`), { code: 'ENOTREGULAR' });
 }
 
-type BlockReader = (buffer: Buffer, at: number, length: number) => Promise<number>;
+type BlockReader = (buffer: Buffer, at: number, length: number) => number;
+
+/** Bytes read between two turns of the event loop. */
+const YIELD_EVERY_BYTES = 4 << 20;
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 async function scanLineBlocks(read: BlockReader, onBlock: (text: string, offset: number, bytes: Buffer) => void, blockSize: number): Promise<LineBlocksEnd> {
   let buffer = Buffer.allocUnsafe(Math.max(2 * blockSize, 1 << 10));
@@ -95,6 +105,7 @@ async function scanLineBlocks(read: BlockReader, onBlock: (text: string, offset:
   let held = 0;
   let bytes = 0;
   let lastByte = -1;
+  let sinceYield = 0;
   for (;;) {
     if (buffer.length - held < blockSize) {
       // A line longer than the free room: double, keeping the held bytes.
@@ -102,9 +113,14 @@ async function scanLineBlocks(read: BlockReader, onBlock: (text: string, offset:
       buffer.copy(bigger, 0, 0, held);
       buffer = bigger;
     }
-    const bytesRead = await read(buffer, held, blockSize);
+    if (sinceYield >= YIELD_EVERY_BYTES) {
+      sinceYield = 0;
+      await nextTurn();
+    }
+    const bytesRead = read(buffer, held, blockSize);
     if (bytesRead === 0) break;
     bytes += bytesRead;
+    sinceYield += bytesRead;
     const end = held + bytesRead;
     lastByte = buffer[end - 1]!;
     // Only the new bytes can hold the block's last '\n' (the held ones have none).

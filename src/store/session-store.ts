@@ -10,6 +10,7 @@
  */
 import type { ActiveWriter } from '../session/active-writer.js';
 import type { ReadResult } from '../session/log-reader.js';
+import type { SessionOutline } from '../session/outline-reader.js';
 import type { RecordIndex } from '../session/record-index.js';
 import type { ChatRecord } from '../session/records.js';
 
@@ -90,6 +91,12 @@ export interface SessionStore {
   readLines?(ref: SessionRef): AsyncIterable<string>;
   /** The index pass: per record only what the plan rules need. Never writes. */
   readIndex(ref: SessionRef): Promise<RecordIndex>;
+  /**
+   * What a plan is built from (issue 11): `read` as `read(ref)` gives it but with records
+   * that may be outlines (record-outline.ts), and the full records of any positions on
+   * demand. A store without an outline pass returns its full read (`whole: true`). Never writes.
+   */
+  readOutline(ref: SessionRef): Promise<SessionOutline>;
   /** The live holder of the writer lease, or null. Never writes. */
   activeWriter(ref: SessionRef): Promise<ActiveWriter | null>;
   /** Takes the single-writer lease; a live holder is refused with session_locked naming it. */

@@ -12,7 +12,7 @@ import { MendError, errorCodeOf, errorMessageOf } from '../../errors.js';
 import type { ActiveWriter } from '../../session/active-writer.js';
 import { readSessionLog, type ReadResult } from '../../session/log-reader.js';
 import type { WriteFaultHook } from '../../session/log-writer.js';
-import { readSessionIndex } from '../../session/index-reader.js';
+import { readSessionIndex, readSessionOutline, type SessionOutline } from '../../session/outline-reader.js';
 import type { RecordIndex } from '../../session/record-index.js';
 import { acquireSessionLock, lockHolder, processStartTime } from '../../session/session-lock.js';
 import {
@@ -132,6 +132,10 @@ export class JsonlSessionStore implements SessionStore {
     // The index pass keeps no records (index-reader.ts); only what RecordIndex names is returned.
     const { sessionId, entries, diagnostics } = await readSessionIndex(ref.location, isSessionId(ref.sessionId) ? { fileSessionId: ref.sessionId } : {});
     return { sessionId, entries, diagnostics };
+  }
+
+  readOutline(ref: SessionRef): Promise<SessionOutline> {
+    return readSessionOutline(ref.location, isSessionId(ref.sessionId) ? { fileSessionId: ref.sessionId } : {});
   }
 
   async activeWriter(ref: SessionRef): Promise<ActiveWriter | null> {

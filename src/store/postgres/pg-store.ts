@@ -10,6 +10,7 @@
 import { MendError } from '../../errors.js';
 import type { ActiveWriter } from '../../session/active-writer.js';
 import type { ReadResult } from '../../session/log-reader.js';
+import { wholeOutline, type SessionOutline } from '../../session/outline-reader.js';
 import { indexRecords, type RecordIndex } from '../../session/record-index.js';
 import { isSessionId } from '../../session/session-paths.js';
 import type { ProjectScope, SessionListing, SessionRef, SessionStore, WriterIdentity, WriterLease } from '../session-store.js';
@@ -134,6 +135,11 @@ export class PostgresSessionStore implements SessionStore {
 
   async readIndex(ref: SessionRef): Promise<RecordIndex> {
     return indexRecords(await this.read(ref));
+  }
+
+  /** Rows hold whole records: the outline is the full read. */
+  async readOutline(ref: SessionRef): Promise<SessionOutline> {
+    return wholeOutline(await this.read(ref));
   }
 
   /** The stored lines in seq order, byte for byte (what export writes), streamed like read(). */

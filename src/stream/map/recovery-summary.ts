@@ -3,6 +3,7 @@
  * stream-json recovery line (`initialize`, `get_recovery_plan`), and the
  * camelCase one of the protocols that follow (ACP, daemon, SDK helpers).
  */
+import { apiEntryCount } from '../../recovery/plan-facts.js';
 import type { SessionRecoveryPlan } from '../../recovery/plan-types.js';
 import type { ConversationRecord } from '../../session/conversation.js';
 import type { RecoverySummary } from '../messages.js';
@@ -17,7 +18,7 @@ export function countRepairs(repairs: ReadonlyArray<{ type: string }>): Array<{ 
 function historyCounts(plan: SessionRecoveryPlan, conversation: ConversationRecord) {
   return {
     records: conversation.totalRecords,
-    apiEntries: plan.apiHistory.length,
+    apiEntries: apiEntryCount(plan),
     gaps: plan.repairs.filter((r) => r.type === 'history_gap').length,
     malformedLines: plan.diagnostics.filter((d) => d.code === 'malformed_line').length,
     tornTail: plan.diagnostics.some((d) => d.code === 'torn_tail'),

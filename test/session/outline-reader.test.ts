@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readSessionIndex } from '../../src/session/index-reader.js';
+import { readSessionIndex } from '../../src/session/outline-reader.js';
 import { readSessionLog, type ReadOptions } from '../../src/session/log-reader.js';
 import { indexRecords } from '../../src/session/record-index.js';
 import { garbageLineArb, joinLines, splitLines } from '../support/arbitraries.js';

@@ -1,0 +1,385 @@
+/**
+ * A session's outline held as columns (issue 11): per valid record line its position,
+ * byte range, uuid and parent, type, the flags the loader reads (sidechain, model
+ * entry, checkpoint, who wrote it), cwd, subtype and its parts as a shared template
+ * plus ids (record-outline.ts). No object per record: at 1M records every object and
+ * repeated string costs tens of megabytes the outline pass exists to save.
+ */
+import type { ReadRecord } from './conversation.js';
+import { isSidechainRecord, readRecordSource, type RecordSource } from './conversation-loader.js';
+import type { ReadResult } from './log-reader.js';
+import { isModelEntry } from './model-entry.js';
+import { indexRecords, type RecordIndexEntry } from './record-index.js';
+import { PartsOutliner, partsOf } from './record-outline.js';
+import { UuidTable, uuidToWords, wordsToUuid } from './uuid-words.js';
+import { SystemSubtype, isMendVersion, type ChatRecord, type Part, type RecordType } from './records.js';
+
+/** What a plan is built from: a store's records by index, with their parts as the plan rules see them. */
+export interface SessionOutline {
+  /** What readSessionLog returns, but the records. */
+  read: Omit<ReadResult, 'records'>;
+  /** The session's records (fragments merged), in file order, for the loader. */
+  source: RecordSource;
+  /** The parts of record `i` as the plan rules see them (outlines of the record's parts), or null for a system record. */
+  outlineParts(i: number): readonly Part[] | null;
+  /** The cwd record `i` names, if any. */
+  cwd(i: number): string | undefined;
+  /** SessionStore.readIndex's entries. */
+  indexEntries(): RecordIndexEntry[];
+  /** Set when the store has no outline pass: its full read (records whole). */
+  whole?: ReadResult;
+}
+
+const TYPES: readonly RecordType[] = ['user', 'assistant', 'tool_result', 'system'];
+const SIDECHAIN = 1;
+const MODEL = 2;
+const COMPRESSION = 4;
+// How a record names its uuid and parent (links column).
+const ODD_UUID = 1;
+const PARENT_NULL = 2;
+/** The parent is the uuid of the kept line just before. */
+const PARENT_PREVIOUS = 4;
+/** The parent is in `otherParents`. */
+const PARENT_OTHER = 8;
+
+function grow<T extends Int32Array | Float64Array | Uint8Array | Uint32Array>(a: T, size: number, make: (n: number) => T): T {
+  if (size <= a.length) return a;
+  const b = make(Math.max(size, a.length * 2));
+  b.set(a);
+  return b;
+}
+
+/** Strings that repeat (session ids, cwds, subtypes) as small numbers. */
+class StringTable {
+  readonly list: string[] = [];
+  private readonly index = new Map<string, number>();
+  private last = -1;
+
+  of(s: string): number {
+    if (this.last >= 0 && this.list[this.last] === s) return this.last;
+    let i = this.index.get(s);
+    if (i === undefined) {
+      i = this.list.push(s) - 1;
+      this.index.set(s, i);
+    }
+    this.last = i;
+    return i;
+  }
+}
+
+/** The ids of calls and results as UTF-8 in one growing buffer: no string kept per id. */
+class IdPool {
+  private bytes = Buffer.allocUnsafe(1 << 16);
+  private used = 0;
+  starts = new Int32Array(1024);
+  ends = new Int32Array(1024);
+  count = 0;
+
+  add(id: string | undefined): void {
+    const j = this.count++;
+    this.starts = grow(this.starts, j + 1, (n) => new Int32Array(n));
+    this.ends = grow(this.ends, j + 1, (n) => new Int32Array(n));
+    if (id === undefined) {
+      this.starts[j] = -1;
+      return;
+    }
+    if (this.used + 3 * id.length > this.bytes.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + 3 * id.length));
+      this.bytes.copy(bigger, 0, 0, this.used);
+      this.bytes = bigger;
+    }
+    this.starts[j] = this.used;
+    this.used += this.bytes.write(id, this.used, 'utf8');
+    this.ends[j] = this.used;
+  }
+
+  at(j: number): string | undefined {
+    const start = this.starts[j]!;
+    return start < 0 ? undefined : this.bytes.toString('utf8', start, this.ends[j]!);
+  }
+}
+
+export class OutlineColumns {
+  length = 0;
+  lineNos = new Int32Array(1024);
+  starts = new Float64Array(1024);
+  ends = new Float64Array(1024);
+  uuidWords = new Uint32Array(4096);
+  links = new Uint8Array(1024);
+  types = new Uint8Array(1024);
+  flags = new Uint8Array(1024);
+  provenance = new Uint8Array(1024);
+  sessions = new Int32Array(1024);
+  cwds = new Int32Array(1024);
+  subtypes = new Int32Array(1024);
+  templates = new Int32Array(1024);
+  idsAt = new Int32Array(1024);
+  readonly oddUuids = new Map<number, string>();
+  readonly otherParents = new Map<number, string>();
+  readonly strings = new StringTable();
+  readonly ids = new IdPool();
+  readonly outliner = new PartsOutliner();
+  /** The uuid of the last line pushed: the usual parent of the next. */
+  private previousUuid: string | null = null;
+  private readonly addId = (id: string | undefined): void => this.ids.add(id);
+
+  push(record: ChatRecord, line: number, start: number, end: number): void {
+    const i = this.length++;
+    if (i === this.lineNos.length) {
+      const n = i * 2;
+      this.lineNos = grow(this.lineNos, n, (m) => new Int32Array(m));
+      this.starts = grow(this.starts, n, (m) => new Float64Array(m));
+      this.ends = grow(this.ends, n, (m) => new Float64Array(m));
+      this.uuidWords = grow(this.uuidWords, 4 * n, (m) => new Uint32Array(m));
+      this.links = grow(this.links, n, (m) => new Uint8Array(m));
+      this.types = grow(this.types, n, (m) => new Uint8Array(m));
+      this.flags = grow(this.flags, n, (m) => new Uint8Array(m));
+      this.provenance = grow(this.provenance, n, (m) => new Uint8Array(m));
+      this.sessions = grow(this.sessions, n, (m) => new Int32Array(m));
+      this.cwds = grow(this.cwds, n, (m) => new Int32Array(m));
+      this.subtypes = grow(this.subtypes, n, (m) => new Int32Array(m));
+      this.templates = grow(this.templates, n, (m) => new Int32Array(m));
+      this.idsAt = grow(this.idsAt, n, (m) => new Int32Array(m));
+    }
+    this.lineNos[i] = line;
+    this.starts[i] = start;
+    this.ends[i] = end;
+    let links = 0;
+    if (!uuidToWords(record.uuid, this.uuidWords, 4 * i)) {
+      links |= ODD_UUID;
+      this.oddUuids.set(i, record.uuid);
+    }
+    const parent = record.parentUuid;
+    if (parent === null) links |= PARENT_NULL;
+    else if (parent === this.previousUuid) links |= PARENT_PREVIOUS;
+    else {
+      links |= PARENT_OTHER;
+      this.otherParents.set(i, parent);
+    }
+    this.previousUuid = record.uuid;
+    this.links[i] = links;
+    this.sessions[i] = this.strings.of(record.sessionId);
+    this.cwds[i] = typeof record.cwd === 'string' ? this.strings.of(record.cwd) : -1;
+    this.subtypes[i] = typeof record.subtype === 'string' ? this.strings.of(record.subtype) : -1;
+    this.types[i] = TYPES.indexOf(record.type);
+    this.provenance[i] = provenanceOf(record);
+    this.flags[i] = flagsOf(record);
+    this.idsAt[i] = this.ids.count;
+    this.templates[i] = record.type === 'system' ? -1 : this.outliner.template(record.message.parts, this.addId).index;
+  }
+
+  uuid(i: number): string {
+    return (this.links[i]! & ODD_UUID) !== 0 ? this.oddUuids.get(i)! : wordsToUuid(this.uuidWords, 4 * i);
+  }
+
+  parentUuid(i: number): string | null {
+    const links = this.links[i]!;
+    if ((links & PARENT_NULL) !== 0) return null;
+    if ((links & PARENT_PREVIOUS) !== 0) return this.uuid(i - 1);
+    return this.otherParents.get(i)!;
+  }
+
+  /** Whether line j's uuid is line i's parent. */
+  isParent(i: number, j: number): boolean {
+    const links = this.links[i]!;
+    if ((links & PARENT_NULL) !== 0) return false;
+    if ((links & PARENT_PREVIOUS) !== 0) {
+      if (j === i - 1) return true;
+      if (((this.links[i - 1]! | this.links[j]!) & ODD_UUID) === 0) {
+        const w = this.uuidWords;
+        const a = 4 * (i - 1);
+        const b = 4 * j;
+        return w[a] === w[b] && w[a + 1] === w[b + 1] && w[a + 2] === w[b + 2] && w[a + 3] === w[b + 3];
+      }
+    }
+    return this.parentUuid(i) === this.uuid(j);
+  }
+
+  sessionId(i: number): string {
+    return this.strings.list[this.sessions[i]!]!;
+  }
+
+  /** A table of the uuids of the lines added to it (UuidTable.findOrAdd). */
+  uuidTable(): UuidTable {
+    return new UuidTable(
+      () => this.uuidWords,
+      (i) => (this.links[i]! & ODD_UUID) === 0,
+      (i) => this.uuid(i),
+    );
+  }
+
+  /** The outline parts of line i, or null for a system record. */
+  outlineParts(i: number): readonly Part[] | null {
+    const t = this.templates[i]!;
+    return t < 0 ? null : partsOf(this.outliner.at(t), (j) => this.ids.at(j), this.idsAt[i]!);
+  }
+
+  /** The ids of the calls and of the results of line i, as RecordIndexEntry holds them. */
+  callAndResultIds(i: number): { callIds: string[]; resultIds: string[] } {
+    const callIds: string[] = [];
+    const resultIds: string[] = [];
+    const t = this.templates[i]!;
+    if (t >= 0) {
+      let next = this.idsAt[i]!;
+      for (const part of this.outliner.at(t).parts) {
+        if (typeof part['functionCall'] === 'object' && part['functionCall'] !== null) callIds.push(this.ids.at(next++) ?? '');
+        if (typeof part['functionResponse'] === 'object' && part['functionResponse'] !== null) resultIds.push(this.ids.at(next++) ?? '');
+      }
+    }
+    return { callIds, resultIds };
+  }
+}
+
+function provenanceOf(record: ChatRecord): 0 | 1 | 2 {
+  return record.version === undefined ? 0 : isMendVersion(record.version) ? 1 : 2;
+}
+
+function flagsOf(record: ChatRecord): number {
+  let flags = isSidechainRecord(record) ? SIDECHAIN : 0;
+  if (record.type === 'assistant' && isModelEntry(record.message.parts)) flags |= MODEL;
+  if (record.type === 'system' && record.subtype === SystemSubtype.chatCompression) flags |= COMPRESSION;
+  return flags;
+}
+
+/**
+ * The outline over columns. `records` are the kept indices of the session's records;
+ * `merged` holds the whole merged record of a fragmented uuid at its first line's index.
+ */
+export function outlineSource(
+  kept: OutlineColumns,
+  records: Int32Array,
+  merged: ReadonlyMap<number, ReadRecord>,
+  uuids: UuidTable,
+  fullRecords: (kept: readonly number[]) => ChatRecord[],
+  read: Omit<ReadResult, 'records'>,
+): SessionOutline {
+  const isMerged = new Uint8Array(kept.length);
+  for (const k of merged.keys()) isMerged[k] = 1;
+  // Merged records answer from the record itself, through the full read's own source.
+  const mergedAt = (k: number): ReadRecord => merged.get(k)!;
+  const one = (k: number): RecordSource => readRecordSource([mergedAt(k)]);
+  /** The session record at kept line k, or -1 (records are in line order). */
+  const recordAt = (k: number): number => {
+    let lo = 0;
+    let hi = records.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = records[mid]!;
+      if (at === k) return mid;
+      if (at < k) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  };
+  const source: RecordSource = {
+    count: records.length,
+    uuid: (i) => kept.uuid(records[i]!),
+    parentUuid: (i) => {
+      const k = records[i]!;
+      return isMerged[k] === 1 ? mergedAt(k).record.parentUuid : kept.parentUuid(k);
+    },
+    isParent: (i, j) => {
+      const k = records[i]!;
+      return isMerged[k] === 1 ? mergedAt(k).record.parentUuid === kept.uuid(records[j]!) : kept.isParent(k, records[j]!);
+    },
+    find: (uuid) => {
+      const k = uuids.find(uuid);
+      return k < 0 ? -1 : recordAt(k);
+    },
+    lastLine: (i) => {
+      const k = records[i]!;
+      return isMerged[k] === 1 ? one(k).lastLine(0) : kept.lineNos[k]!;
+    },
+    type: (i) => {
+      const k = records[i]!;
+      return isMerged[k] === 1 ? mergedAt(k).record.type : TYPES[kept.types[k]!]!;
+    },
+    isCompression: (i) => {
+      const k = records[i]!;
+      return isMerged[k] === 1 ? one(k).isCompression(0) : (kept.flags[k]! & COMPRESSION) !== 0;
+    },
+    isSidechain: (i) => {
+      const k = records[i]!;
+      return isMerged[k] === 1 ? one(k).isSidechain(0) : (kept.flags[k]! & SIDECHAIN) !== 0;
+    },
+    isModel: (i) => {
+      const k = records[i]!;
+      return isMerged[k] === 1 ? one(k).isModel(0) : (kept.flags[k]! & MODEL) !== 0;
+    },
+    provenance: (i) => {
+      const k = records[i]!;
+      return isMerged[k] === 1 ? one(k).provenance(0) : (kept.provenance[k] as 0 | 1 | 2);
+    },
+    full: (indices) => {
+      // Lines are read back in one pass through the file; merged records are at hand.
+      const ks = indices.map((i) => records[i]!);
+      const lines = fullRecords(ks.filter((k) => isMerged[k] === 0));
+      let next = 0;
+      return ks.map((k) => (isMerged[k] === 1 ? mergedAt(k).record : lines[next++]!));
+    },
+  };
+  return {
+    read,
+    source,
+    outlineParts: (i) => {
+      const k = records[i]!;
+      if (isMerged[k] === 1) {
+        const r = mergedAt(k).record;
+        return r.type === 'system' ? null : r.message.parts;
+      }
+      return kept.outlineParts(k);
+    },
+    cwd: (i) => {
+      const k = records[i]!;
+      if (isMerged[k] === 1) {
+        const cwd = mergedAt(k).record.cwd;
+        return typeof cwd === 'string' ? cwd : undefined;
+      }
+      return kept.cwds[k]! < 0 ? undefined : kept.strings.list[kept.cwds[k]!];
+    },
+    indexEntries: () => {
+      const entries: RecordIndexEntry[] = [];
+      for (let i = 0; i < records.length; i++) {
+        const k = records[i]!;
+        if (isMerged[k] === 1) {
+          entries.push(indexRecords({ ...read, records: [mergedAt(k)] }).entries[0]!);
+          continue;
+        }
+        const { callIds, resultIds } = kept.callAndResultIds(k);
+        const entry: RecordIndexEntry = {
+          position: kept.lineNos[k]!,
+          uuid: kept.uuid(k),
+          parentUuid: kept.parentUuid(k),
+          type: TYPES[kept.types[k]!]!,
+          callIds: callIds.length === 0 ? NO_IDS : callIds,
+          resultIds: resultIds.length === 0 ? NO_IDS : resultIds,
+          mend: kept.provenance[k] === 1,
+        };
+        if (kept.subtypes[k]! >= 0) entry.subtype = kept.strings.list[kept.subtypes[k]!]!;
+        entries.push(entry);
+      }
+      return entries;
+    },
+  };
+}
+
+const NO_IDS: readonly string[] = Object.freeze([]);
+
+/** The outline of a full read (a store that keeps no byte ranges): the records themselves. */
+export function wholeOutline(read: ReadResult): SessionOutline {
+  const { records, ...rest } = read;
+  return {
+    read: rest,
+    source: readRecordSource(records),
+    outlineParts: (i) => {
+      const r = records[i]!.record;
+      return r.type === 'system' ? null : r.message.parts;
+    },
+    cwd: (i) => {
+      const cwd = records[i]!.record.cwd;
+      return typeof cwd === 'string' ? cwd : undefined;
+    },
+    indexEntries: () => indexRecords(read).entries,
+    whole: read,
+  };
+}

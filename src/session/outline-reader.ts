@@ -1,0 +1,251 @@
+/**
+ * The outline pass over a JSONL log (issue 11): every line is parsed and checked
+ * exactly as readSessionLog does (parsing is the cheapest exact check: a byte scan
+ * miscounts garbage, foreign and torn lines), but of each valid record only what the
+ * conversation loader and the plan rules read is kept, in columns (outline-columns.ts),
+ * with where its line lies in the file. Full records are read back by byte range on
+ * demand: the tail a plan classifies, hashes and continues, and the whole chain when a
+ * model request or a replay needs it.
+ *
+ * The session, its records (fragments merged), their order and every diagnostic are
+ * those of readSessionLog (test/session/outline-reader.test.ts): both go through the
+ * same line checks and session tally, and the rare fragmented uuids (one uuid on
+ * several lines) are read again by byte range and merged by the full reader's own
+ * accumulator; those merged records are kept whole.
+ */
+import { closeSync, openSync, readSync } from 'node:fs';
+import { MendError } from '../errors.js';
+import type { LoadDiagnostic, ReadRecord } from './conversation.js';
+import { DEFAULT_BLOCK_SIZE, bytesLineBlocks, readLineBlocks, type LineBlocksEnd } from './line-blocks.js';
+import {
+  INVALID,
+  LogAccumulator,
+  MALFORMED,
+  SessionTally,
+  checkLine,
+  isBlank,
+  lineText,
+  toReadError,
+  type ReadOptions,
+  type ReadResult,
+} from './log-reader.js';
+import { OutlineColumns, outlineSource, type SessionOutline } from './outline-columns.js';
+import { indexRecords, type RecordIndex } from './record-index.js';
+import type { ChatRecord } from './records.js';
+
+export type { SessionOutline } from './outline-columns.js';
+
+/** The source opened again for reading byte ranges, synchronously. */
+interface RangeSource {
+  read(buffer: Buffer, length: number, position: number): number;
+  close(): void;
+}
+type OpenRanges = () => RangeSource;
+
+const NEWLINE = 0x0a;
+
+/**
+ * Byte ranges through a 1 MiB window: the lines a history needs come in file order, so
+ * reading them back costs about one sequential pass, not a system call per line.
+ */
+class RangeWindow {
+  private window = Buffer.allocUnsafe(1 << 20);
+  private start = 0;
+  private end = 0;
+
+  constructor(
+    private readonly source: RangeSource,
+    private readonly path: string,
+  ) {}
+
+  /** The bytes [start, end): a view, valid until the next call. */
+  bytes(start: number, end: number): Buffer {
+    if (start < this.start || end > this.end) {
+      if (end - start > this.window.length) this.window = Buffer.allocUnsafe(end - start);
+      this.start = start;
+      this.end = start + this.source.read(this.window, this.window.length, start);
+      if (end > this.end) throw changedSince(this.path);
+    }
+    return this.window.subarray(start - this.start, end - this.start);
+  }
+}
+
+/** The outline pass over a file. */
+export async function readSessionOutline(path: string, options: ReadOptions = {}): Promise<SessionOutline> {
+  const ranges: OpenRanges = () => {
+    let fd: number;
+    try {
+      fd = openSync(path, 'r');
+    } catch (error) {
+      throw toReadError(path, error);
+    }
+    return { read: (buffer, length, position) => readSync(fd, buffer, 0, length, position), close: () => closeSync(fd) };
+  };
+  return outlineOf((onBlock, size) => readLineBlocks(path, onBlock, size), ranges, options, path);
+}
+
+/** The same pass over bytes in memory, as if they were a file (tests). */
+export function outlineBytes(bytes: Buffer, options: ReadOptions = {}): Promise<SessionOutline> {
+  const ranges: OpenRanges = () => ({
+    read: (buffer, length, position) => (position >= bytes.length ? 0 : bytes.copy(buffer, 0, position, Math.min(bytes.length, position + length))),
+    close: () => {},
+  });
+  return outlineOf((onBlock, size) => bytesLineBlocks(bytes, onBlock, size), ranges, options, '<memory>');
+}
+
+type Scan = (onBlock: (text: string, offset: number, bytes: Buffer) => void, blockSize: number) => Promise<LineBlocksEnd>;
+
+async function outlineOf(scan: Scan, openRanges: OpenRanges, options: ReadOptions, path: string): Promise<SessionOutline> {
+  const diagnostics: LoadDiagnostic[] = [];
+  const tally = new SessionTally();
+  const kept = new OutlineColumns();
+  let line = 0;
+
+  const handle = (raw: string, start: number, byteLength: number): boolean => {
+    line++;
+    const text = lineText(raw, line);
+    if (isBlank(text)) return true;
+    const record = checkLine(text, line, diagnostics);
+    if (record === MALFORMED) return false;
+    if (record === INVALID) return true;
+    tally.add(record.sessionId);
+    kept.push(record, line, start, start + byteLength);
+    return true;
+  };
+
+  const onBlock = (block: string, offset: number, bytes: Buffer): void => {
+    let start = 0;
+    let byteStart = 0;
+    // Byte offsets come from the raw bytes, found in step with the string's newlines: each
+    // '\n' of the text is a 0x0a byte and no other byte decodes to one, whereas string
+    // lengths differ from byte lengths for non-ASCII text and invalid UTF-8.
+    for (let nl = block.indexOf('\n'); nl !== -1; nl = block.indexOf('\n', start)) {
+      const byteEnd = bytes.indexOf(NEWLINE, byteStart);
+      if (!handle(block.slice(start, nl), offset + byteStart, byteEnd - byteStart)) diagnostics.push({ code: 'malformed_line', line });
+      start = nl + 1;
+      byteStart = byteEnd + 1;
+    }
+  };
+
+  let end: LineBlocksEnd;
+  try {
+    end = await scan(onBlock, options.chunkSize ?? DEFAULT_BLOCK_SIZE);
+  } catch (error) {
+    throw toReadError(path, error);
+  }
+  if (end.tail !== null) {
+    const tailStart = end.bytes - end.tail.length;
+    if (!handle(end.tail.toString('utf8'), tailStart, end.tail.length)) diagnostics.push({ code: 'torn_tail', line, bytes: end.tail.length });
+  }
+
+  const sessionId = tally.choose(options.fileSessionId);
+  const n = kept.length;
+  // Which records of the session share a uuid with another line: only those are read again and merged.
+  const fragmented = new Uint8Array(n);
+  let anyFragment = false;
+  const sessionTag = sessionId === null ? -1 : kept.strings.of(sessionId);
+  const byUuid = kept.uuidTable();
+  for (let i = 0; i < n; i++) {
+    if (kept.sessions[i] !== sessionTag) continue;
+    const at = byUuid.findOrAdd(i);
+    if (at >= 0) {
+      fragmented[at] = 1;
+      fragmented[i] = 1;
+      anyFragment = true;
+    }
+  }
+
+  /** Runs `use` with the text of kept lines read back through one window. */
+  const withLines = <T>(use: (lineAt: (i: number) => string) => T): T => {
+    const source = openRanges();
+    try {
+      const window = new RangeWindow(source, path);
+      return use((i) => lineText(window.bytes(kept.starts[i]!, kept.ends[i]!).toString('utf8'), kept.lineNos[i]!));
+    } finally {
+      source.close();
+    }
+  };
+
+  const merged = new Map<number, ReadRecord>();
+  if (anyFragment) {
+    const acc = new LogAccumulator();
+    withLines((lineAt) => {
+      for (let i = 0; i < n; i++) if (fragmented[i] === 1) acc.addLine(lineAt(i), kept.lineNos[i]!);
+    });
+    const result = acc.finish(sessionId ?? undefined);
+    const byLine = new Map(result.records.map((r) => [r.line, r]));
+    for (let i = 0; i < n; i++) {
+      const m = fragmented[i] === 1 ? byLine.get(kept.lineNos[i]!) : undefined;
+      if (m !== undefined) merged.set(i, m);
+    }
+    diagnostics.push(...result.diagnostics);
+  }
+
+  // The session's records: kept lines of its id, a fragmented uuid at its first line only.
+  const records: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (kept.sessions[i] !== sessionTag) {
+      diagnostics.push({ code: 'mixed_session_id', line: kept.lineNos[i]!, sessionId: kept.sessionId(i) });
+      continue;
+    }
+    if (fragmented[i] === 0 || merged.has(i)) records.push(i);
+  }
+  // Line order, as the full reader reports them (stable sort).
+  diagnostics.sort((a, b) => lineOf(a) - lineOf(b));
+
+  const fullRecords = (indices: readonly number[]): ChatRecord[] =>
+    withLines((lineAt) =>
+      indices.map((i) => {
+        let value: unknown;
+        try {
+          value = JSON.parse(lineAt(i));
+        } catch {
+          throw changedSince(path);
+        }
+        // The line read back must be the record the outline pass saw there.
+        if (typeof value !== 'object' || value === null || (value as { uuid?: unknown }).uuid !== kept.uuid(i)) throw changedSince(path);
+        return value as ChatRecord;
+      }),
+    );
+
+  return outlineSource(kept, Int32Array.from(records), merged, byUuid, fullRecords, {
+    diagnostics,
+    sessionId,
+    bytes: end.bytes,
+    endsWithNewline: end.lastByte === NEWLINE,
+    lines: line,
+  });
+}
+
+function changedSince(path: string): MendError {
+  return new MendError('session_read_failed', `Session log ${path} changed while it was being loaded (a line is no longer where it was read); load it again`, {
+    path,
+  });
+}
+
+function lineOf(d: LoadDiagnostic): number {
+  return 'line' in d ? d.line : Number.MAX_SAFE_INTEGER;
+}
+
+export interface SessionIndex extends RecordIndex {
+  /** Size of the file in bytes. */
+  bytes: number;
+  lines: number;
+}
+
+/** The index of a log (SessionStore.readIndex), from its outline. */
+export async function readSessionIndex(path: string, options: ReadOptions = {}): Promise<SessionIndex> {
+  const outline = await readSessionOutline(path, options);
+  return {
+    sessionId: outline.read.sessionId,
+    entries: outline.indexEntries(),
+    diagnostics: [...outline.read.diagnostics],
+    bytes: outline.read.bytes,
+    lines: outline.read.lines,
+  };
+}
+
+/** The outline of a full read: the records themselves (stores that keep no byte ranges). */
+export { wholeOutline } from './outline-columns.js';
+export type { ReadResult };
+export { indexRecords };

@@ -1,0 +1,146 @@
+/**
+ * The outline of a record's parts (issue 11): what the plan rules read of them and
+ * nothing else, so that a resume can plan over a 100k-record history without holding
+ * its texts, arguments and tool outputs.
+ *
+ * Every part keeps its own keys, with values reduced to what decides a rule
+ * (model-entry.ts, recovery/parts.ts, repair-history.ts, detect-interruption.ts): a
+ * text is empty or not, a thought is `true` or not, a call or a result keeps its id
+ * and function name, any other key is content. So every predicate over parts (empty,
+ * thought, real user content, model entry) and every repair (ids, names, where results
+ * sit) gives the same answer on the outline as on the record;
+ * test/runtime/outline-plan.test.ts holds plans built on outlines equal to plans built
+ * on full records.
+ *
+ * A record's parts are stored as a template shared by every record of the same shape
+ * (`[text, call read_file]`, `[result read_file]`, ...) plus the ids of its calls and
+ * results, and become parts again (`partsOf`) only while a plan is built.
+ */
+import type { Part } from './records.js';
+
+type Obj = Record<string, unknown>;
+
+/** Where a template part holds a call or a result: its name, and whether the part had an id. */
+interface IdSlot {
+  readonly slot: true;
+  readonly name: unknown;
+  readonly hasId: boolean;
+}
+
+/** A part with its id-bearing values (functionCall, functionResponse) as IdSlots. */
+export type TemplatePart = Readonly<Record<string, unknown>>;
+
+/** A record's parts as a shared template; `ids` counts the slots that take an id from the record's ids. */
+export interface PartsTemplate {
+  /** Its number in the outliner's list (PartsOutliner.at). */
+  readonly index: number;
+  readonly parts: readonly TemplatePart[];
+  /** Number of IdSlots (each takes one entry of the record's ids, `undefined` when it had none). */
+  readonly slots: number;
+}
+
+/** Sets an own key, also `__proto__` (plain assignment would set the prototype). */
+function put(target: Obj, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+function isSlotKey(key: string, value: unknown): value is Obj {
+  return (key === 'functionCall' || key === 'functionResponse') && typeof value === 'object' && value !== null;
+}
+
+/** One part's signature: its keys in order with their reduced values (names for calls and results). */
+function partSignature(part: Obj): string {
+  let sig = '';
+  for (const key in part) {
+    if (!Object.hasOwn(part, key)) continue;
+    const value = part[key];
+    if (key === 'text') sig += value === '' ? 'e\u0001' : 't\u0001';
+    else if (key === 'thought') sig += value === true ? 'T\u0001' : 'f\u0001';
+    else if (isSlotKey(key, value))
+      sig += `${key === 'functionCall' ? 'C' : 'R'}${Object.hasOwn(value, 'id') ? 'i' : 'n'}${JSON.stringify(value['name'])}\u0001`;
+    else sig += `k${key}\u0001`;
+  }
+  return sig;
+}
+
+function templatePart(part: Obj): TemplatePart {
+  const out: Obj = {};
+  for (const key in part) {
+    if (!Object.hasOwn(part, key)) continue;
+    const value = part[key];
+    if (key === 'text') put(out, key, value === '' ? '' : 't');
+    else if (key === 'thought') put(out, key, value === true);
+    else if (isSlotKey(key, value)) put(out, key, Object.freeze({ slot: true, name: value['name'], hasId: Object.hasOwn(value, 'id') }) satisfies IdSlot);
+    else put(out, key, 0);
+  }
+  return Object.freeze(out);
+}
+
+export class PartsOutliner {
+  private readonly templates = new Map<string, PartsTemplate>();
+  /** Every template handed out, by index. */
+  private readonly list: PartsTemplate[] = [Object.freeze({ index: 0, parts: Object.freeze([]), slots: 0 })];
+
+  at(index: number): PartsTemplate {
+    return this.list[index]!;
+  }
+
+  /** The template of these parts; their ids, in slot order, go to `onId`. */
+  template(parts: readonly Part[], onId: (id: string | undefined) => void): PartsTemplate {
+    if (parts.length === 0) return this.list[0]!;
+    let signature = '';
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i] as Obj;
+      signature += `${partSignature(part)}\u0002`;
+      for (const key of SLOT_KEYS) {
+        const value = part[key];
+        if (Object.hasOwn(part, key) && typeof value === 'object' && value !== null)
+          onId(Object.hasOwn(value, 'id') ? ((value as Obj)['id'] as string) : undefined);
+      }
+    }
+    let template = this.templates.get(signature);
+    if (template === undefined) {
+      const tparts = parts.map((p) => templatePart(p as Obj));
+      let slots = 0;
+      for (const p of tparts) for (const key in p) if (isSlot(p[key])) slots++;
+      template = Object.freeze({ index: this.list.length, parts: Object.freeze(tparts), slots });
+      this.list.push(template);
+      // Bounded: a log of ever new shapes (or tool names) must not grow the lookup without end.
+      if (this.templates.size < 4096) this.templates.set(signature, template);
+    }
+    return template;
+  }
+}
+
+/**
+ * Slot keys in the order `template` reads their ids. The order of a part's own keys can
+ * differ from it; `partsOf` reads them in this same order, so each slot gets its own id.
+ */
+const SLOT_KEYS = ['functionCall', 'functionResponse'] as const;
+
+function isSlot(value: unknown): value is IdSlot {
+  return typeof value === 'object' && value !== null && (value as { slot?: unknown }).slot === true;
+}
+
+/** The outline parts of a record: its template with the record's ids (`idAt(at)`, `idAt(at + 1)`, ...) in the slots. */
+export function partsOf(template: PartsTemplate, idAt: (j: number) => string | undefined, at: number): Part[] | readonly Part[] {
+  if (template.slots === 0) return template.parts as readonly Part[];
+  const out: Part[] = [];
+  let next = at;
+  for (const tpart of template.parts) {
+    let part: Obj | null = null;
+    for (const key of SLOT_KEYS) {
+      const slot = tpart[key];
+      if (!isSlot(slot)) continue;
+      part ??= { ...tpart };
+      const value: Obj = {};
+      const id = idAt(next++);
+      if (slot.hasId) value['id'] = id;
+      value['name'] = slot.name;
+      part[key] = value;
+    }
+    out.push((part ?? tpart) as Part);
+  }
+  return out;
+}
