@@ -9,6 +9,7 @@ import { detectTurnInterruption, lastModelEntryIndex, type TailAnalysis } from '
 import { derivePlanId } from './plan-id.js';
 import type { BuildPlanInput, RecoveryCause, RecoveryContinuation, RecoveryLastError, SessionRecoveryPlan } from './plan-types.js';
 import { decidePolicy } from './recovery-policy.js';
+import { arraySource, type HistorySource } from './history-source.js';
 import { repairHistory, type RepairResult } from './repair-history.js';
 import { buildVisibleNotice } from './visible-notice.js';
 
@@ -85,20 +86,39 @@ function buildContinuation(kind: SessionRecoveryKind, apiHistory: readonly Conte
  * unchanged). One function, so a history produced later on demand (load-and-plan.ts)
  * is the one the plan was built on.
  */
-export function planHistories(
-  conversation: ConversationRecord,
-  written: Content[] = apiHistoryView(conversation),
-): { originalApiHistory: Content[]; repaired: RepairResult } {
+export function planHistories(conversation: ConversationRecord): { originalApiHistory: Content[]; repaired: RepairResult } {
+  const written = apiHistoryView(conversation);
   return { originalApiHistory: written, repaired: repairHistory(written, { shareUnchanged: true }) };
 }
 
 export function buildSessionRecoveryPlan(input: BuildPlanInput): SessionRecoveryPlan {
+  const written = input.originalApiHistory ?? apiHistoryView(input.conversation);
+  const { plan, repaired } = planOver(input, arraySource(written), 0);
+  plan.originalApiHistory = written;
+  plan.apiHistory = repaired.history;
+  return plan;
+}
+
+/**
+ * A plan without its histories (issue 11): everything else of buildSessionRecoveryPlan's
+ * plan, built by the same code over a history read entry by entry, whose entries before
+ * `keepFrom` are only read, not kept (a plan over an outline makes them on demand). The
+ * plan's `originalApiHistory` and `apiHistory` are empty: the caller supplies them (the
+ * runtime reads them from the store when they are needed). `keepFrom` must not be past
+ * the last entry that stays a model entry after the repair (keepsModelEntry): the
+ * continuation is what follows it.
+ */
+export function summarizeRecoveryPlan(input: BuildPlanInput, written: HistorySource, keepFrom: number): { plan: SessionRecoveryPlan; apiEntries: number } {
+  const { plan, repaired } = planOver(input, written, keepFrom);
+  return { plan, apiEntries: (repaired.skipped ?? 0) + repaired.history.length };
+}
+
+function planOver(input: BuildPlanInput, originalApiHistory: HistorySource, keepFrom: number): { plan: SessionRecoveryPlan; repaired: RepairResult } {
   const { conversation } = input;
   const historyGaps = input.historyGaps ?? [];
   const diagnostics = input.diagnostics ?? [];
 
   // 1. The history as written. Classification happens on this, before any repair.
-  const { originalApiHistory, repaired } = planHistories(conversation, input.originalApiHistory);
   const liveGaps = historyGaps.filter((g) => !g.beforeCheckpoint);
   const liveCycle = diagnostics.some((d) => d.code === 'parent_cycle' && !d.beforeCheckpoint);
   const tail = detectTurnInterruption(originalApiHistory);
@@ -109,7 +129,8 @@ export function buildSessionRecoveryPlan(input: BuildPlanInput): SessionRecovery
   const sidechainRecords = conversation.sidechainRecords ?? 0;
   const previousAttempts = conversation.afterLastModel.recoveryRecords.length;
 
-  // 2. The provider-safe history (built above with the original). What the repair leaves alone is shared, not cloned.
+  // 2. The provider-safe history. What the repair leaves alone is shared, not cloned.
+  const repaired = repairHistory(originalApiHistory, { shareUnchanged: true, keepFrom });
   const repairs: RecoveryRepair[] = [
     ...liveGaps.map((g): RecoveryRepair => ({ type: 'history_gap', childUuid: g.childUuid, missingParentUuid: g.missingParentUuid })),
     ...repaired.repairs,
@@ -128,7 +149,7 @@ export function buildSessionRecoveryPlan(input: BuildPlanInput): SessionRecovery
     sessionId: input.sessionId,
     leafUuid: conversation.leafUuid,
     kind,
-    tail: originalApiHistory.slice(Math.max(0, tail.lastModelIndex)),
+    tail: entriesFrom(originalApiHistory, Math.max(0, tail.lastModelIndex)),
   });
 
   const unfinishedCalls = tail.state === 'interrupted_turn' ? tail.danglingCallIds : [];
@@ -152,8 +173,8 @@ export function buildSessionRecoveryPlan(input: BuildPlanInput): SessionRecovery
     planId,
     sessionId: input.sessionId,
     kind,
-    originalApiHistory,
-    apiHistory: repaired.history,
+    originalApiHistory: [],
+    apiHistory: [],
     repairs,
     ...policy,
     diagnostics: [...diagnostics],
@@ -166,7 +187,17 @@ export function buildSessionRecoveryPlan(input: BuildPlanInput): SessionRecovery
   };
   if (visibleNotice !== undefined) plan.visibleNotice = visibleNotice;
   if (continuation !== undefined) plan.continuation = continuation;
-  return plan;
+  return { plan, repaired };
+}
+
+/** history.slice(from) of a source (holes stay holes, as slice keeps them). */
+function entriesFrom(history: HistorySource, from: number): Content[] {
+  const out = new Array<Content>(Math.max(0, history.length - from));
+  for (let i = from; i < history.length; i++) {
+    const entry = history.at(i);
+    if (entry !== undefined) out[i - from] = entry;
+  }
+  return out;
 }
 
 /** The plan of a loaded session, under the id its records carry: what every entrypoint builds. */

@@ -15,8 +15,8 @@
  * after their call (a model entry holding its own result): they answer too.
  * Linear in the size of the history.
  */
-import { isModelEntry } from '../session/model-entry.js';
 import type { Content } from '../session/records.js';
+import { toSource, type HistorySource } from './history-source.js';
 import { isRealUserContent } from './parts.js';
 
 export type TailState = 'complete' | 'interrupted_prompt' | 'interrupted_turn';
@@ -30,19 +30,18 @@ export interface TailAnalysis {
 }
 
 /** Index of the last entry that is a model entry (model-entry.ts), or -1. */
-export function lastModelEntryIndex(history: readonly Content[]): number {
-  for (let i = history.length - 1; i >= 0; i--) {
-    const entry = history[i];
-    if (entry?.role === 'model' && isModelEntry(entry.parts)) return i;
-  }
+export function lastModelEntryIndex(written: readonly Content[] | HistorySource): number {
+  const history = toSource(written);
+  for (let i = history.length - 1; i >= 0; i--) if (history.isModelEntry(i)) return i;
   return -1;
 }
 
 const key = (id: string, name: string): string => `${id}\u0000${name}`;
 
-export function detectTurnInterruption(history: readonly Content[]): TailAnalysis {
+export function detectTurnInterruption(written: readonly Content[] | HistorySource): TailAnalysis {
+  const history = toSource(written);
   const lastModelIndex = lastModelEntryIndex(history);
-  const lastModel = lastModelIndex >= 0 ? history[lastModelIndex] : undefined;
+  const lastModel = lastModelIndex >= 0 ? history.at(lastModelIndex) : undefined;
 
   // The last entry's calls by id (the first of a repeated id: the repair drops the others).
   const callIds: string[] = [];
@@ -56,7 +55,7 @@ export function detectTurnInterruption(history: readonly Content[]): TailAnalysi
     if (olderPairs === null) {
       olderPairs = new Set<string>();
       for (let i = 0; i < lastModelIndex; i++) {
-        const entry = history[i];
+        const entry = history.at(i);
         if (entry?.role !== 'model') continue;
         const idsInEntry = new Set<string>();
         for (const part of entry.parts) {
@@ -95,7 +94,7 @@ export function detectTurnInterruption(history: readonly Content[]): TailAnalysi
   }
 
   for (let i = lastModelIndex + 1; i < history.length; i++) {
-    const entry = history[i];
+    const entry = history.at(i);
     if (!entry) continue;
     for (const part of entry.parts) {
       if (part === undefined) continue;

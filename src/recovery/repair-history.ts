@@ -8,10 +8,14 @@
 import { cloneJson } from '../session/api-history.js';
 import type { Content, FunctionResponse, Part, RecoveryRepair } from '../session/records.js';
 import { isEmptyPart, isModelEntry, isThoughtPart } from '../session/model-entry.js';
+import { toSource, type HistorySource } from './history-source.js';
 import { syntheticResultPart } from './synthetic-result.js';
 
 export interface RepairResult {
+  /** The repaired history (only what input entries from `keepFrom` on give, when that is set). */
   history: Content[];
+  /** With `keepFrom`: the entries the repaired history has before those of input entry `keepFrom`. */
+  skipped?: number;
   repairs: RecoveryRepair[];
   /** Call ids that received a synthetic result, in history order. */
   synthesizedCallIds: string[];
@@ -25,6 +29,12 @@ export interface RepairOptions {
    * changed). By default the result shares nothing with the input.
    */
   shareUnchanged?: boolean;
+  /**
+   * Keep only what input entries from this index on give; the entries before are counted
+   * (`skipped`), not kept. For a plan over an outline (issue 11), which needs the repairs
+   * and the length of the whole repaired history but the entries of its tail only.
+   */
+  keepFrom?: number;
 }
 
 const enum Fate {
@@ -110,10 +120,11 @@ function hasOnlyKey(value: object, name: string): boolean {
  * Parts are numbered in input order (entry by entry, part by part), the same in
  * both passes, so per-part facts live in arrays indexed by that number.
  */
-export function repairHistory(input: readonly Content[], options: RepairOptions = {}): RepairResult {
+export function repairHistory(written: readonly Content[] | HistorySource, options: RepairOptions = {}): RepairResult {
   const share = options.shareUnchanged === true;
-  let partCount = 0;
-  for (let e = 0; e < input.length; e++) if (e in input) partCount += input[e]!.parts.length;
+  const keepFrom = options.keepFrom ?? 0;
+  const input = toSource(written);
+  const partCount = input.partCount();
 
   // Every call occurrence, by part number (1 + its index in `calls`; 0: none). Ids are
   // only unique per model entry: some providers number calls call_0, call_1... in every response.
@@ -160,15 +171,14 @@ export function repairHistory(input: readonly Content[], options: RepairOptions 
   const nextModelIndex = new Float64Array(input.length).fill(Number.POSITIVE_INFINITY);
   for (let i = input.length - 1, next = Number.POSITIVE_INFINITY; i >= 0; i--) {
     nextModelIndex[i] = next;
-    const e = input[i];
-    if (e?.role === 'model' && isModelEntry(e.parts)) next = i;
+    if (input.isModelEntry(i)) next = i;
   }
 
   // (Holes in sparse arrays are skipped, as forEach would; they still take a number.)
   let k = 0;
   for (let entryIndex = 0; entryIndex < input.length; entryIndex++) {
-    const entry = input[entryIndex]!;
-    if (entry === undefined && !(entryIndex in input)) continue;
+    const entry = input.at(entryIndex);
+    if (entry === undefined) continue;
     const parts = entry.parts;
     if (entry.role === 'model') recentStart = calls.length;
     // Call ids seen in this entry: a short list (entries hold a handful of calls), a set past that.
@@ -235,13 +245,21 @@ export function repairHistory(input: readonly Content[], options: RepairOptions 
 
   // Pass 2: rebuild in order, listing repairs as they are met walking forward.
   const history: Content[] = [];
+  let skipped = 0;
+  let keeping = keepFrom <= 0;
   const repairs: RecoveryRepair[] = [];
   const synthesizedCallIds: string[] = [];
+  // What input entries before keepFrom give is counted, not kept.
+  const emit = (entry: Content): void => {
+    if (keeping) history.push(entry);
+    else skipped++;
+  };
 
   k = 0;
   for (let entryIndex = 0; entryIndex < input.length; entryIndex++) {
-    const entry = input[entryIndex]!;
-    if (entry === undefined && !(entryIndex in input)) continue;
+    const entry = input.at(entryIndex);
+    if (entry === undefined) continue;
+    if (entryIndex >= keepFrom) keeping = true;
     const parts = entry.parts;
     let entryCalls: CallInfo[] | undefined;
     // With shareUnchanged, `kept` stays null as long as every part so far stays as it
@@ -291,18 +309,18 @@ export function repairHistory(input: readonly Content[], options: RepairOptions 
       // Every part kept as it is: the entry itself when it is exactly { role, parts }.
       // Nothing but thoughts is not sent: a provider would get an empty turn.
       if (parts.length === 0 || (entryCalls === undefined && onlyThoughts(parts))) continue;
-      history.push(isBareEntry(entry) ? entry : { role: entry.role, parts: copyPrefix(parts, parts.length) });
+      emit(isBareEntry(entry) ? entry : { role: entry.role, parts: copyPrefix(parts, parts.length) });
     } else {
       if (kept.length === 0 || (entryCalls === undefined && onlyThoughts(kept))) continue;
-      history.push({ role: entry.role, parts: kept });
+      emit({ role: entry.role, parts: kept });
     }
     if (entry.role !== 'model' || entryCalls === undefined) continue;
 
     // One call whose result was a user entry of its own, taken as it is: that entry is the result entry.
     if (entryCalls.length === 1 && entryCalls[0]!.responseEntry !== undefined && !entryCalls[0]!.hoisted) {
-      const source = input[entryCalls[0]!.responseEntry]!;
+      const source = input.at(entryCalls[0]!.responseEntry)!;
       if (source.role === 'user' && source.parts.length === 1 && source.parts[0] === entryCalls[0]!.response && isBareEntry(source)) {
-        history.push(source);
+        emit(source);
         continue;
       }
     }
@@ -322,8 +340,10 @@ export function repairHistory(input: readonly Content[], options: RepairOptions 
         results.push(syntheticResultPart(id, call.name));
       }
     }
-    history.push({ role: 'user', parts: results });
+    emit({ role: 'user', parts: results });
   }
 
-  return { history, repairs, synthesizedCallIds };
+  const result: RepairResult = { history, repairs, synthesizedCallIds };
+  if (options.keepFrom !== undefined) result.skipped = skipped;
+  return result;
 }

@@ -17,15 +17,16 @@
  * byte range the first time (synchronously, about one sequential pass over the file)
  * and rebuild both histories with planHistories, the function the plan was built with.
  */
-import { buildPlanForSession, buildSessionRecoveryPlan, planHistories } from '../recovery/build-plan.js';
+import { buildPlanForSession, planHistories, summarizeRecoveryPlan } from '../recovery/build-plan.js';
+import type { HistorySource } from '../recovery/history-source.js';
 import { rememberApiEntryCount } from '../recovery/plan-facts.js';
 import type { BuildPlanInput, SessionRecoveryPlan } from '../recovery/plan-types.js';
 import { buildConversation, buildConversationFrom, type BuildOptions } from '../session/conversation-loader.js';
-import { pushEntries } from '../session/api-history.js';
 import { rememberRecordedCwd } from '../session/conversation-facts.js';
 import type { LoadedSession } from '../session/conversation.js';
 import type { SessionOutline } from '../session/outline-columns.js';
-import type { ChatRecord, Content } from '../session/records.js';
+import { isModelEntry } from '../session/model-entry.js';
+import type { ChatRecord, Part } from '../session/records.js';
 
 export interface OutlinePlan {
   loaded: LoadedSession;
@@ -43,30 +44,49 @@ export function planFromOutline(
     return { loaded, plan: buildPlanForSession(loaded, options, activeWriter) };
   }
 
-  const { loaded, chain, tailStart, tail } = buildConversationFrom(outline.source, outline.read, build);
+  // The tail is read whole from the last entry that stays a model entry after the repair:
+  // the continuation is what follows that entry in the repaired history.
+  const { loaded, chain, tailStart, tail } = buildConversationFrom(outline.source, outline.read, build, (i) => outline.keepsModelEntry(i));
   const conversation = loaded.conversation;
 
-  // The history as written: the checkpoint's, the outline's before the tail, the records' from there on.
-  const written: Content[] = conversation.compressedHistory ? [...conversation.compressedHistory] : [];
-  for (let k = 0; k < tailStart; k++) {
-    const parts = outline.outlineParts(chain[k]!);
-    if (parts !== null && parts.length > 0)
-      written.push({ role: outline.source.type(chain[k]!) === 'assistant' ? 'model' : 'user', parts: parts as Content['parts'] });
-  }
-  pushEntries(written, tail);
+  // The history as written, entry by entry: the checkpoint's, the outline's before the
+  // tail (made when read, never all held at once), the records' from there on.
+  const compressed = conversation.compressedHistory ?? [];
+  const entryAt: number[] = [];
+  for (let k = 0; k < chain.length; k++) if (outline.partCount(chain[k]!) > 0) entryAt.push(k);
+  const source = outline.source;
+  const written: HistorySource = {
+    length: compressed.length + entryAt.length,
+    at: (e) => {
+      if (e < compressed.length) return compressed[e];
+      const k = entryAt[e - compressed.length]!;
+      const role = source.type(chain[k]!) === 'assistant' ? 'model' : 'user';
+      const whole = k >= tailStart ? tail[k - tailStart]! : null;
+      const parts = whole !== null ? (whole.type === 'system' ? [] : whole.message.parts) : (outline.outlineParts(chain[k]!) as Part[]);
+      return { role, parts };
+    },
+    isModelEntry: (e) => {
+      if (e < compressed.length) return compressed[e]!.role === 'model' && isModelEntry(compressed[e]!.parts);
+      return source.isModel(chain[entryAt[e - compressed.length]!]!);
+    },
+    partCount: () => {
+      let n = 0;
+      for (const entry of compressed) n += entry.parts.length;
+      for (const k of entryAt) n += outline.partCount(chain[k]!);
+      return n;
+    },
+  };
+  let keepFrom = compressed.length;
+  while (keepFrom - compressed.length < entryAt.length && entryAt[keepFrom - compressed.length]! < tailStart) keepFrom++;
 
-  const plan = buildSessionRecoveryPlan({
-    sessionId: conversation.sessionId,
-    conversation,
-    historyGaps: loaded.historyGaps,
-    diagnostics: loaded.diagnostics,
-    options,
-    activeWriter,
-    originalApiHistory: written,
-  });
+  const { plan, apiEntries } = summarizeRecoveryPlan(
+    { sessionId: conversation.sessionId, conversation, historyGaps: loaded.historyGaps, diagnostics: loaded.diagnostics, options, activeWriter },
+    written,
+    keepFrom,
+  );
 
   // What the recovery line shows, kept before the histories become on-demand.
-  rememberApiEntryCount(plan, plan.apiHistory.length);
+  rememberApiEntryCount(plan, apiEntries);
   let cwd: string | null = null;
   for (let k = chain.length - 1; k >= 0 && cwd === null; k--) cwd = outline.cwd(chain[k]!) ?? null;
   rememberRecordedCwd(conversation, cwd);

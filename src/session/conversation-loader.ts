@@ -117,7 +117,7 @@ export interface LoadedChain {
   loaded: LoadedSession;
   /** Source indices of the active chain, oldest first (what conversation.records holds). */
   chain: number[];
-  /** Index in `chain` of the last model entry, or 0 when there is none: from here on records were read whole. */
+  /** Index in `chain` where the tail starts (the last model entry by default), or 0 when there is none: from here on records were read whole. */
   tailStart: number;
   /** The full records of chain[tailStart...]. */
   tail: ChatRecord[];
@@ -130,7 +130,17 @@ export function buildConversation(read: ReadResult, options: BuildOptions = {}):
 }
 
 /** The loader over any RecordSource: everything but the records before the tail, which the caller provides. */
-export function buildConversationFrom(source: RecordSource, read: Pick<ReadResult, 'diagnostics' | 'sessionId'>, options: BuildOptions = {}): LoadedChain {
+export function buildConversationFrom(
+  source: RecordSource,
+  read: Pick<ReadResult, 'diagnostics' | 'sessionId'>,
+  options: BuildOptions = {},
+  /**
+   * Where the tail (read whole) starts: the last chain record this holds for, the last
+   * model entry by default. Only model entries may qualify: the markers after the last
+   * model entry are read from the tail.
+   */
+  tailFrom: (i: number) => boolean = (i) => source.isModel(i),
+): LoadedChain {
   const diagnostics: LoadDiagnostic[] = [...read.diagnostics];
   const historyGaps: HistoryGap[] = [];
   const sessionId = read.sessionId ?? options.fallbackSessionId ?? '';
@@ -169,7 +179,7 @@ export function buildConversationFrom(source: RecordSource, read: Pick<ReadResul
   // may well be a peer's (a Qwen session continued in mend) and says nothing about how
   // this tail ended.
   const lastModel = chain.findLastIndex((i) => source.isModel(i));
-  const tailStart = Math.max(0, lastModel);
+  const tailStart = Math.max(0, chain.findLastIndex(tailFrom));
   const provenanceChain = lastModel >= 0 ? chain.slice(lastModel) : walk.chain.slice(0, walk.checkpoint >= 0 ? walk.checkpoint + 1 : walk.chain.length);
   const tail = source.full(chain.slice(tailStart));
 

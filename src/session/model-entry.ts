@@ -53,3 +53,22 @@ export function isModelEntry(parts: readonly Part[]): boolean {
   }
   return false;
 }
+
+/**
+ * Whether a model entry is still one once the repair has dropped its calls that have no
+ * id (repair-history.ts drops those, and an entry left with nothing but thoughts): the
+ * entries the last model entry of a repaired history can come from. A plan over an
+ * outline reads whole everything from the last such entry on (issue 11).
+ */
+export function keepsModelEntry(parts: readonly Part[]): boolean {
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
+    if (part === undefined) continue;
+    const call = part.functionCall;
+    if (call !== undefined && (call.id === undefined || call.id === '')) {
+      const { functionCall: _dropped, ...rest } = part;
+      if (isModelAnswerPart(rest)) return true;
+    } else if (isModelAnswerPart(part)) return true;
+  }
+  return false;
+}

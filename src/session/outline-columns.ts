@@ -8,7 +8,7 @@
 import type { ReadRecord } from './conversation.js';
 import { isSidechainRecord, readRecordSource, type RecordSource } from './conversation-loader.js';
 import type { ReadResult } from './log-reader.js';
-import { isModelEntry } from './model-entry.js';
+import { isModelEntry, keepsModelEntry } from './model-entry.js';
 import { indexRecords, type RecordIndexEntry } from './record-index.js';
 import { PartsOutliner, partsOf } from './record-outline.js';
 import { UuidTable, uuidToWords, wordsToUuid } from './uuid-words.js';
@@ -24,6 +24,10 @@ export interface SessionOutline {
   outlineParts(i: number): readonly Part[] | null;
   /** The cwd record `i` names, if any. */
   cwd(i: number): string | undefined;
+  /** The number of parts of record `i` (0 for a system record). */
+  partCount(i: number): number;
+  /** Whether record `i` is a model entry that stays one after the repair (model-entry.ts keepsModelEntry). */
+  keepsModelEntry(i: number): boolean;
   /** SessionStore.readIndex's entries. */
   indexEntries(): RecordIndexEntry[];
   /** Set when the store has no outline pass: its full read (records whole). */
@@ -34,6 +38,7 @@ const TYPES: readonly RecordType[] = ['user', 'assistant', 'tool_result', 'syste
 const SIDECHAIN = 1;
 const MODEL = 2;
 const COMPRESSION = 4;
+const KEEPS_MODEL = 8;
 // How a record names its uuid and parent (links column).
 const ODD_UUID = 1;
 const PARENT_NULL = 2;
@@ -53,16 +58,15 @@ function grow<T extends Int32Array | Float64Array | Uint8Array | Uint32Array>(a:
 class StringTable {
   readonly list: string[] = [];
   private readonly index = new Map<string, number>();
-  private last = -1;
 
-  of(s: string): number {
-    if (this.last >= 0 && this.list[this.last] === s) return this.last;
+  /** The number of `s`; `hint` (the number the same column had on the line before) is tried first. */
+  of(s: string, hint = -1): number {
+    if (hint >= 0 && this.list[hint] === s) return hint;
     let i = this.index.get(s);
     if (i === undefined) {
       i = this.list.push(s) - 1;
       this.index.set(s, i);
     }
-    this.last = i;
     return i;
   }
 }
@@ -77,8 +81,10 @@ class IdPool {
 
   add(id: string | undefined): void {
     const j = this.count++;
-    this.starts = grow(this.starts, j + 1, (n) => new Int32Array(n));
-    this.ends = grow(this.ends, j + 1, (n) => new Int32Array(n));
+    if (j === this.starts.length) {
+      this.starts = grow(this.starts, j + 1, (n) => new Int32Array(n));
+      this.ends = grow(this.ends, j + 1, (n) => new Int32Array(n));
+    }
     if (id === undefined) {
       this.starts[j] = -1;
       return;
@@ -158,8 +164,9 @@ export class OutlineColumns {
     }
     this.previousUuid = record.uuid;
     this.links[i] = links;
-    this.sessions[i] = this.strings.of(record.sessionId);
-    this.cwds[i] = typeof record.cwd === 'string' ? this.strings.of(record.cwd) : -1;
+    // Session id and cwd are almost always those of the line before: compared first, not hashed.
+    this.sessions[i] = this.strings.of(record.sessionId, i > 0 ? this.sessions[i - 1]! : -1);
+    this.cwds[i] = typeof record.cwd === 'string' ? this.strings.of(record.cwd, i > 0 ? this.cwds[i - 1]! : -1) : -1;
     this.subtypes[i] = typeof record.subtype === 'string' ? this.strings.of(record.subtype) : -1;
     this.types[i] = TYPES.indexOf(record.type);
     this.provenance[i] = provenanceOf(record);
@@ -205,6 +212,7 @@ export class OutlineColumns {
       () => this.uuidWords,
       (i) => (this.links[i]! & ODD_UUID) === 0,
       (i) => this.uuid(i),
+      this.length,
     );
   }
 
@@ -236,7 +244,10 @@ function provenanceOf(record: ChatRecord): 0 | 1 | 2 {
 
 function flagsOf(record: ChatRecord): number {
   let flags = isSidechainRecord(record) ? SIDECHAIN : 0;
-  if (record.type === 'assistant' && isModelEntry(record.message.parts)) flags |= MODEL;
+  if (record.type === 'assistant' && isModelEntry(record.message.parts)) {
+    flags |= MODEL;
+    if (keepsModelEntry(record.message.parts)) flags |= KEEPS_MODEL;
+  }
   if (record.type === 'system' && record.subtype === SystemSubtype.chatCompression) flags |= COMPRESSION;
   return flags;
 }
@@ -329,6 +340,23 @@ export function outlineSource(
       }
       return kept.outlineParts(k);
     },
+    partCount: (i) => {
+      const k = records[i]!;
+      if (isMerged[k] === 1) {
+        const r = mergedAt(k).record;
+        return r.type === 'system' ? 0 : r.message.parts.length;
+      }
+      const t = kept.templates[k]!;
+      return t < 0 ? 0 : kept.outliner.at(t).parts.length;
+    },
+    keepsModelEntry: (i) => {
+      const k = records[i]!;
+      if (isMerged[k] === 1) {
+        const r = mergedAt(k).record;
+        return r.type === 'assistant' && keepsModelEntry(r.message.parts);
+      }
+      return (kept.flags[k]! & KEEPS_MODEL) !== 0;
+    },
     cwd: (i) => {
       const k = records[i]!;
       if (isMerged[k] === 1) {
@@ -378,6 +406,14 @@ export function wholeOutline(read: ReadResult): SessionOutline {
     cwd: (i) => {
       const cwd = records[i]!.record.cwd;
       return typeof cwd === 'string' ? cwd : undefined;
+    },
+    partCount: (i) => {
+      const r = records[i]!.record;
+      return r.type === 'system' ? 0 : r.message.parts.length;
+    },
+    keepsModelEntry: (i) => {
+      const r = records[i]!.record;
+      return r.type === 'assistant' && keepsModelEntry(r.message.parts);
     },
     indexEntries: () => indexRecords(read).entries,
     whole: read,

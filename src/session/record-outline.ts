@@ -37,6 +37,13 @@ export interface PartsTemplate {
   readonly parts: readonly TemplatePart[];
   /** Number of IdSlots (each takes one entry of the record's ids, `undefined` when it had none). */
   readonly slots: number;
+  /** Per part: its slot when the part holds nothing else (see partsOf), else null. */
+  readonly sole: ReadonlyArray<SoleSlot | null>;
+}
+
+interface SoleSlot {
+  key: string;
+  slot: IdSlot;
 }
 
 /** Sets an own key, also `__proto__` (plain assignment would set the prototype). */
@@ -80,7 +87,7 @@ function templatePart(part: Obj): TemplatePart {
 export class PartsOutliner {
   private readonly templates = new Map<string, PartsTemplate>();
   /** Every template handed out, by index. */
-  private readonly list: PartsTemplate[] = [Object.freeze({ index: 0, parts: Object.freeze([]), slots: 0 })];
+  private readonly list: PartsTemplate[] = [Object.freeze({ index: 0, parts: Object.freeze([]), slots: 0, sole: [] })];
 
   at(index: number): PartsTemplate {
     return this.list[index]!;
@@ -104,7 +111,7 @@ export class PartsOutliner {
       const tparts = parts.map((p) => templatePart(p as Obj));
       let slots = 0;
       for (const p of tparts) for (const key in p) if (isSlot(p[key])) slots++;
-      template = Object.freeze({ index: this.list.length, parts: Object.freeze(tparts), slots });
+      template = Object.freeze({ index: this.list.length, parts: Object.freeze(tparts), slots, sole: tparts.map(soleSlot) });
       this.list.push(template);
       // Bounded: a log of ever new shapes (or tool names) must not grow the lookup without end.
       if (this.templates.size < 4096) this.templates.set(signature, template);
@@ -119,6 +126,18 @@ export class PartsOutliner {
  */
 const SLOT_KEYS = ['functionCall', 'functionResponse'] as const;
 
+/** The slot of a part that holds nothing but one call or one result, else null. */
+function soleSlot(tpart: TemplatePart): SoleSlot | null {
+  let found: SoleSlot | null = null;
+  for (const key in tpart) {
+    if (!Object.hasOwn(tpart, key)) continue;
+    const value = tpart[key];
+    if (found !== null || !isSlot(value)) return null;
+    found = { key, slot: value };
+  }
+  return found;
+}
+
 function isSlot(value: unknown): value is IdSlot {
   return typeof value === 'object' && value !== null && (value as { slot?: unknown }).slot === true;
 }
@@ -128,7 +147,17 @@ export function partsOf(template: PartsTemplate, idAt: (j: number) => string | u
   if (template.slots === 0) return template.parts as readonly Part[];
   const out: Part[] = [];
   let next = at;
-  for (const tpart of template.parts) {
+  for (let p = 0; p < template.parts.length; p++) {
+    const tpart = template.parts[p]!;
+    // The common parts (nothing but a call, nothing but a result) as literals: much cheaper
+    // to allocate than a spread copy, and most of what a long history's outline is made of.
+    const only = template.sole[p]!;
+    if (only !== null) {
+      const id = idAt(next++);
+      const value = only.slot.hasId ? { id, name: only.slot.name } : { name: only.slot.name };
+      out.push((only.key === 'functionCall' ? { functionCall: value } : { functionResponse: value }) as Part);
+      continue;
+    }
     let part: Obj | null = null;
     for (const key of SLOT_KEYS) {
       const slot = tpart[key];

@@ -53,7 +53,7 @@ const MAX_PROBES = 64;
  * worse than a Map alone.
  */
 export class UuidTable {
-  private slots = new Int32Array(1 << 10); // index + 1; 0: empty
+  private slots: Int32Array; // index + 1; 0: empty
   private count = 0;
   private odd: Map<string, number> | null = null;
   private overflowed = false;
@@ -64,7 +64,13 @@ export class UuidTable {
     private readonly words: () => Uint32Array,
     private readonly canonical: (i: number) => boolean,
     private readonly stringAt: (i: number) => string,
-  ) {}
+    /** How many entries to expect: the table starts at twice that (no rehashing on the way). */
+    expected = 512,
+  ) {
+    let size = 1 << 10;
+    while (size < 2 * expected) size *= 2;
+    this.slots = new Int32Array(size);
+  }
 
   /** The index already stored for the uuid of `i`, or -1 after storing `i` under it. */
   findOrAdd(i: number): number {

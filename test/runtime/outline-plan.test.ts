@@ -66,6 +66,22 @@ describe('planFromOutline equals the plan of a full load', () => {
     });
   }
 
+  it('a last model entry the repair drops (a call without an id): the continuation reaches back before it', async () => {
+    const S = '11111111-2222-4333-8444-555555555555';
+    const base = { sessionId: S, timestamp: '2026-01-01T00:00:00.000Z', version: 'mend/0.1.0' };
+    const records = [
+      { ...base, uuid: 'a', parentUuid: null, type: 'user', message: { role: 'user', parts: [{ text: 'first question' }] } },
+      { ...base, uuid: 'b', parentUuid: 'a', type: 'assistant', message: { role: 'model', parts: [{ text: 'an answer' }] } },
+      { ...base, uuid: 'c', parentUuid: 'b', type: 'user', message: { role: 'user', parts: [{ text: 'second question' }] } },
+      { ...base, uuid: 'd', parentUuid: 'c', type: 'assistant', message: { role: 'model', parts: [{ functionCall: { name: 'read_file', args: {} } }] } },
+      { ...base, uuid: 'e', parentUuid: 'd', type: 'user', message: { role: 'user', parts: [{ text: 'third question' }] } },
+    ];
+    const bytes = Buffer.from(`${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
+    await expectSamePlan(bytes);
+    const { plan } = planFromOutline(await outlineBytes(bytes), {}, {}, null);
+    expect(plan.continuation?.displayText).toBe('second question\nthird question');
+  });
+
   it('property: generated sessions, as written and damaged', async () => {
     const compressionArb = fc.oneof(
       fc.constant<Content[]>([
