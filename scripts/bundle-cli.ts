@@ -51,6 +51,22 @@ await build({
   logLevel: 'warning',
   plugins: [
     {
+      // zod's classic API re-exports every locale (`z.locales`); mend uses none but the
+      // default English one, which zod's core imports itself. Some 40 locale modules were
+      // a tenth of the bundle, all evaluated at every start.
+      name: 'zod-english-only',
+      setup(b) {
+        b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+          /[\\/]zod[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'zod-locales', pluginData: args.resolveDir } : undefined,
+        );
+        b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+          contents: `export { default as en } from './en.js';`,
+          resolveDir: join(args.pluginData as string, '..', 'locales'),
+          loader: 'js',
+        }));
+      },
+    },
+    {
       // bin/mend.js runs the terminal UI, --acp and serve from the ESM modules (their
       // packages are ESM-only), so their code is left out of the bundle: less to load.
       name: 'esm-only-front-ends',
@@ -69,7 +85,12 @@ await build({
 // Dynamic import() of the ESM-only externals goes through bin/mend.js's own import():
 // on Node 20 a function restored from a V8 code cache made in another process loses
 // vm.Script's dynamic-import callback ("A dynamic import callback was not specified").
-const bundled = readFileSync(outfile, 'utf8').replace(/\bimport\(("[^"]+")\)/g, '__mendImport($1)');
+// Non-ASCII characters (a few, in comments esbuild keeps) as \u escapes: an ASCII bundle is
+// read as latin1 by bin/mend.js, a plain copy where UTF-8 decoding took 20 ms a start.
+const bundled = readFileSync(outfile, 'utf8')
+  .replace(/\bimport\(("[^"]+")\)/g, '__mendImport($1)')
+  .replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+if (/[^\x00-\x7f]/.test(bundled)) throw new Error('bundle-cli: the bundle must be ASCII (bin/mend.js reads it as latin1)');
 if (/\bimport\("/.test(bundled)) throw new Error('bundle-cli: a dynamic import() is left in the bundle');
 writeFileSync(outfile, bundled);
 rmSync(`${outfile}.cache`, { force: true });

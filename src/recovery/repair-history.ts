@@ -62,6 +62,9 @@ interface CallInfo {
 
 const pairKey = (id: string, name: string): string => `${id}\u0000${name}`;
 
+/** The response of a call whose result entry is only counted (before RepairOptions.keepFrom): it is answered. */
+const ANSWERED: Part = Object.freeze({ functionResponse: Object.freeze({ name: '', response: Object.freeze({}) }) });
+
 /** Whether every part is a thought (holes skipped): what a thought-only entry leaves. */
 function onlyThoughts(parts: readonly Part[]): boolean {
   for (let i = 0; i < parts.length; i++) {
@@ -168,8 +171,10 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
 
   // Pass 1: pair every response with the latest earlier call of the same id.
   // (An empty or thought-only model entry is dropped below, so it separates nothing.)
-  const nextModelIndex = new Float64Array(input.length).fill(Number.POSITIVE_INFINITY);
-  for (let i = input.length - 1, next = Number.POSITIVE_INFINITY; i >= 0; i--) {
+  // Int32 with a never-reached index for "none": a Float64Array was 8 bytes an entry.
+  const NONE = 0x7fffffff;
+  const nextModelIndex = new Int32Array(input.length).fill(NONE);
+  for (let i = input.length - 1, next = NONE; i >= 0; i--) {
     nextModelIndex[i] = next;
     if (input.isModelEntry(i)) next = i;
   }
@@ -196,7 +201,17 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
           // Two calls with one id in one response: no result could tell them apart.
           droppedCalls.set(k, { type: 'dropped_duplicate_call', callId: id, name });
         } else {
-          const info: CallInfo = { id, name, entryIndex, hoisted: false };
+          // Every field set here, so each CallInfo keeps them in the object (no backing store added later).
+          const info: CallInfo = {
+            id,
+            name,
+            entryIndex,
+            response: undefined,
+            responseEntry: undefined,
+            hoisted: false,
+            renamedFrom: undefined,
+            responseK: undefined,
+          };
           if (idsInEntry === undefined) idsInEntry = [id];
           else if (!Array.isArray(idsInEntry)) idsInEntry.add(id);
           else if (idsInEntry.push(id) > 16) idsInEntry = new Set(idsInEntry);
@@ -217,7 +232,7 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
         // Sent under its call's name: a provider pairs results with calls by both.
         call.renamedFrom = response.name;
         call.responseK = k;
-        call.response = { functionResponse: { ...(cloneJson(response) as FunctionResponse), name: call.name } };
+        call.response = call.entryIndex < keepFrom ? ANSWERED : { functionResponse: { ...(cloneJson(response) as FunctionResponse), name: call.name } };
       } else {
         // A result under the call's own name beats one taken under another name: that one
         // becomes the duplicate.
@@ -227,7 +242,10 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
           call.responseEntry = undefined;
         }
         // A part that is nothing but the result is already exactly what gets sent.
-        if (share && isPlain(part) && hasOnlyKey(part, 'functionResponse')) {
+        if (call.entryIndex < keepFrom) {
+          // Its result entry is counted, not kept: only that it is answered matters.
+          call.response = ANSWERED;
+        } else if (share && isPlain(part) && hasOnlyKey(part, 'functionResponse')) {
           call.response = part;
           call.responseEntry = entryIndex;
         } else {
@@ -236,7 +254,7 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
       }
       if (call && fates[k] === Fate.None) {
         // Adjacent: in the user entries between the call's model entry and the next model entry.
-        const adjacent = entry.role === 'user' && entryIndex < (nextModelIndex[call.entryIndex] ?? Number.POSITIVE_INFINITY);
+        const adjacent = entry.role === 'user' && entryIndex < (nextModelIndex[call.entryIndex] ?? NONE);
         call.hoisted = !adjacent;
         fates[k] = adjacent ? Fate.Kept : Fate.Hoisted;
       }

@@ -52,8 +52,11 @@ export function planFromOutline(
   // The history as written, entry by entry: the checkpoint's, the outline's before the
   // tail (made when read, never all held at once), the records' from there on.
   const compressed = conversation.compressedHistory ?? [];
-  const entryAt: number[] = [];
-  for (let k = 0; k < chain.length; k++) if (outline.partCount(chain[k]!) > 0) entryAt.push(k);
+  // Chain positions of the entries (records with parts).
+  let entries = 0;
+  const entryAll = new Int32Array(chain.length);
+  for (let k = 0; k < chain.length; k++) if (outline.partCount(chain[k]!) > 0) entryAll[entries++] = k;
+  const entryAt = entryAll.subarray(0, entries);
   const source = outline.source;
   const written: HistorySource = {
     length: compressed.length + entryAt.length,
@@ -94,7 +97,7 @@ export function planFromOutline(
   // The histories on demand: the chain before the tail read back in full, once.
   let fullChain: ChatRecord[] | null = tailStart === 0 ? tail : null;
   let histories: ReturnType<typeof planHistories> | null = null;
-  const chainRecords = (): ChatRecord[] => (fullChain ??= [...outline.source.full(chain.slice(0, tailStart)), ...tail]);
+  const chainRecords = (): ChatRecord[] => (fullChain ??= [...outline.source.full(Array.from(chain.subarray(0, tailStart))), ...tail]);
   const planHistory = (): ReturnType<typeof planHistories> => (histories ??= planHistories({ ...conversation, records: chainRecords() }));
   onDemand(conversation, 'records', chainRecords);
   onDemand(plan, 'originalApiHistory', () => planHistory().originalApiHistory);

@@ -116,7 +116,7 @@ export interface LoadedChain {
   /** `conversation.records` holds the full records of chain[tailStart...] only; the caller fills in the rest. */
   loaded: LoadedSession;
   /** Source indices of the active chain, oldest first (what conversation.records holds). */
-  chain: number[];
+  chain: Int32Array;
   /** Index in `chain` where the tail starts (the last model entry by default), or 0 when there is none: from here on records were read whole. */
   tailStart: number;
   /** The full records of chain[tailStart...]. */
@@ -125,7 +125,7 @@ export interface LoadedChain {
 
 export function buildConversation(read: ReadResult, options: BuildOptions = {}): LoadedSession {
   const built = buildConversationFrom(readRecordSource(read.records), read, options);
-  built.loaded.conversation.records = built.chain.map((i) => read.records[i]!.record);
+  built.loaded.conversation.records = Array.from(built.chain, (i) => read.records[i]!.record);
   return built.loaded;
 }
 
@@ -147,12 +147,15 @@ export function buildConversationFrom(
 
   // Subagent transcripts are not the main history: set aside before anything else,
   // so neither the leaf, the chain nor the tail can be one of theirs.
-  const main: number[] = [];
+  // Index arrays, not number[]: at 1M records each array of numbers was 8 MB more.
+  let mainCount = 0;
+  const mainAll = new Int32Array(source.count);
   let sidechainRecords = 0;
   for (let i = 0; i < source.count; i++) {
     if (source.isSidechain(i)) sidechainRecords++;
-    else main.push(i);
+    else mainAll[mainCount++] = i;
   }
+  const main = mainAll.subarray(0, mainCount);
 
   // The leaf is the record of the last record line in the file, also when that line is
   // a late fragment of an earlier record (as Qwen Code picks it).
@@ -168,20 +171,22 @@ export function buildConversationFrom(
   if (leafIndex < 0) {
     const conversation = emptyConversation(sessionId);
     conversation.sidechainRecords = sidechainRecords;
-    return { loaded: { conversation, historyGaps, diagnostics }, chain: [], tailStart: 0, tail: [] };
+    return { loaded: { conversation, historyGaps, diagnostics }, chain: new Int32Array(0), tailStart: 0, tail: [] };
   }
 
   const walk = walkChain(source, main, leafIndex, diagnostics, historyGaps);
   const activeEnd = walk.checkpoint >= 0 ? walk.checkpoint : walk.chain.length;
-  const chain = walk.chain.slice(0, activeEnd).reverse();
+  // Reversed in place: the walk's own array (newest first) is not needed after this but for provenance, read first.
+  const provenanceTop = walk.checkpoint >= 0 ? walk.checkpoint + 1 : walk.chain.length;
   // writtenByMend is about the interrupted tail only: from the last assistant record on
   // (or the whole active chain, checkpoint included, when there is none). Older history
   // may well be a peer's (a Qwen session continued in mend) and says nothing about how
   // this tail ended.
-  const lastModel = chain.findLastIndex((i) => source.isModel(i));
+  const lastModelNewest = walk.chain.subarray(0, activeEnd).findIndex((i) => source.isModel(i));
+  const writtenByMend = isWrittenByMend(source, lastModelNewest >= 0 ? walk.chain.subarray(0, lastModelNewest + 1) : walk.chain.subarray(0, provenanceTop));
+  const chain = walk.chain.subarray(0, activeEnd).reverse();
   const tailStart = Math.max(0, chain.findLastIndex(tailFrom));
-  const provenanceChain = lastModel >= 0 ? chain.slice(lastModel) : walk.chain.slice(0, walk.checkpoint >= 0 ? walk.checkpoint + 1 : walk.chain.length);
-  const tail = source.full(chain.slice(tailStart));
+  const tail = source.full(Array.from(chain.subarray(tailStart)));
 
   const conversation: ConversationRecord = {
     sessionId,
@@ -189,7 +194,7 @@ export function buildConversationFrom(
     records: tail,
     compressedHistory: walk.compressedHistory,
     totalRecords: source.count,
-    writtenByMend: isWrittenByMend(source, provenanceChain),
+    writtenByMend,
     // The markers after the last model entry lie in the tail: the tail is all they read.
     afterLastModel: markersAfterLastModel(tail, diagnostics),
     sidechainRecords,
@@ -212,7 +217,7 @@ function emptyConversation(sessionId: string): ConversationRecord {
 
 interface Walk {
   /** Source indices of the chain, newest first. */
-  chain: number[];
+  chain: Int32Array;
   /** Index in `chain` of the checkpoint, or -1. */
   checkpoint: number;
   compressedHistory: Content[] | null;
@@ -227,7 +232,7 @@ interface Walk {
  * to name the record where it closes. The walk goes on past the checkpoint so
  * damage further back is still reported.
  */
-function walkChain(source: RecordSource, main: readonly number[], leafIndex: number, diagnostics: LoadDiagnostic[], gaps: HistoryGap[]): Walk {
+function walkChain(source: RecordSource, main: Int32Array, leafIndex: number, diagnostics: LoadDiagnostic[], gaps: HistoryGap[]): Walk {
   const walk = walkOnce(source, main, leafIndex, false) ?? walkOnce(source, main, leafIndex, true)!;
   diagnostics.push(...walk.diagnostics);
   if (walk.gap) gaps.push(walk.gap);
@@ -240,7 +245,7 @@ interface WalkResult extends Walk {
 }
 
 /** Null when, without a visited set, the walk ran longer than a cycle-free chain can be. `k` indexes `main`. */
-function walkOnce(source: RecordSource, main: readonly number[], leafIndex: number, trackVisited: boolean): WalkResult | null {
+function walkOnce(source: RecordSource, main: Int32Array, leafIndex: number, trackVisited: boolean): WalkResult | null {
   /** Position in `main` of source index i, or -1 (a sidechain record is not in it; main is in index order). */
   const inMain = (i: number): number => {
     let lo = 0;
@@ -255,7 +260,10 @@ function walkOnce(source: RecordSource, main: readonly number[], leafIndex: numb
     return -1;
   };
 
-  const result: WalkResult = { chain: [], checkpoint: -1, compressedHistory: null, diagnostics: [], gap: null };
+  // A chain is never longer than main (a longer walk is a cycle, found below).
+  const steps = new Int32Array(main.length);
+  let length = 0;
+  const result: WalkResult = { chain: steps, checkpoint: -1, compressedHistory: null, diagnostics: [], gap: null };
   const visited = trackVisited ? new Set<string>() : null;
   let k = leafIndex;
 
@@ -265,15 +273,15 @@ function walkOnce(source: RecordSource, main: readonly number[], leafIndex: numb
       result.diagnostics.push({ code: 'parent_cycle', uuid: source.uuid(index), beforeCheckpoint: result.checkpoint >= 0 });
       break;
     }
-    if (visited === null && result.chain.length >= main.length) return null;
+    if (visited === null && length >= main.length) return null;
     visited?.add(source.uuid(index));
-    result.chain.push(index);
+    steps[length++] = index;
 
     if (result.checkpoint < 0 && source.isCompression(index)) {
       const current = source.full([index])[0] as SystemRecord;
       const payload = ChatCompressionPayloadSchema.safeParse(current.systemPayload);
       if (payload.success) {
-        result.checkpoint = result.chain.length - 1;
+        result.checkpoint = length - 1;
         result.compressedHistory = payload.data.compressedHistory;
       } else {
         result.diagnostics.push(invalidPayload(current, payload.error));
@@ -296,10 +304,11 @@ function walkOnce(source: RecordSource, main: readonly number[], leafIndex: numb
     }
     k = parent;
   }
+  result.chain = steps.subarray(0, length);
   return result;
 }
 
-function isWrittenByMend(source: RecordSource, chain: readonly number[]): boolean {
+function isWrittenByMend(source: RecordSource, chain: Int32Array): boolean {
   let seen = false;
   for (const i of chain) {
     const provenance = source.provenance(i);

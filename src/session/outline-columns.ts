@@ -39,6 +39,10 @@ const SIDECHAIN = 1;
 const MODEL = 2;
 const COMPRESSION = 4;
 const KEEPS_MODEL = 8;
+// A cwd or a subtype is read from the full record when asked for (rarely: the recovery
+// line's project check, the index): a column each was 8 MB at 1M records.
+const HAS_CWD = 16;
+const HAS_SUBTYPE = 32;
 // How a record names its uuid and parent (links column).
 const ODD_UUID = 1;
 const PARENT_NULL = 2;
@@ -49,7 +53,7 @@ const PARENT_OTHER = 8;
 
 function grow<T extends Int32Array | Float64Array | Uint8Array | Uint32Array>(a: T, size: number, make: (n: number) => T): T {
   if (size <= a.length) return a;
-  const b = make(Math.max(size, a.length * 2));
+  const b = make(size);
   b.set(a);
   return b;
 }
@@ -74,17 +78,25 @@ class StringTable {
 /** The ids of calls and results as UTF-8 in one growing buffer: no string kept per id. */
 class IdPool {
   private bytes = Buffer.allocUnsafe(1 << 16);
-  private used = 0;
+  used = 0;
   starts = new Int32Array(1024);
   ends = new Int32Array(1024);
   count = 0;
 
+  reserve(count: number, bytes = 0): void {
+    if (bytes > this.bytes.length) {
+      const bigger = Buffer.allocUnsafe(bytes);
+      this.bytes.copy(bigger, 0, 0, this.used);
+      this.bytes = bigger;
+    }
+    if (count <= this.starts.length) return;
+    this.starts = grow(this.starts, count, (n) => new Int32Array(n));
+    this.ends = grow(this.ends, count, (n) => new Int32Array(n));
+  }
+
   add(id: string | undefined): void {
     const j = this.count++;
-    if (j === this.starts.length) {
-      this.starts = grow(this.starts, j + 1, (n) => new Int32Array(n));
-      this.ends = grow(this.ends, j + 1, (n) => new Int32Array(n));
-    }
+    if (j === this.starts.length) this.reserve(2 * j);
     if (id === undefined) {
       this.starts[j] = -1;
       return;
@@ -109,15 +121,15 @@ export class OutlineColumns {
   length = 0;
   lineNos = new Int32Array(1024);
   starts = new Float64Array(1024);
-  ends = new Float64Array(1024);
+  /** Byte length of each line (without its newline). */
+  lengths = new Int32Array(1024);
   uuidWords = new Uint32Array(4096);
   links = new Uint8Array(1024);
   types = new Uint8Array(1024);
   flags = new Uint8Array(1024);
   provenance = new Uint8Array(1024);
+  /** Needed only until the session is chosen (OutlineColumns.release). */
   sessions = new Int32Array(1024);
-  cwds = new Int32Array(1024);
-  subtypes = new Int32Array(1024);
   templates = new Int32Array(1024);
   idsAt = new Int32Array(1024);
   readonly oddUuids = new Map<number, string>();
@@ -129,27 +141,41 @@ export class OutlineColumns {
   private previousUuid: string | null = null;
   private readonly addId = (id: string | undefined): void => this.ids.add(id);
 
+  /** Room for `lines` lines (an estimate from the file's size), so the columns need not grow by doubling. */
+  reserve(lines: number, ids: number, idBytes: number): void {
+    if (lines > this.lineNos.length) this.resize(lines);
+    this.ids.reserve(ids, idBytes);
+  }
+
+  /** Frees what only the outline pass itself needed. */
+  release(): void {
+    this.sessions = new Int32Array(0);
+  }
+
   push(record: ChatRecord, line: number, start: number, end: number): void {
     const i = this.length++;
-    if (i === this.lineNos.length) {
-      const n = i * 2;
-      this.lineNos = grow(this.lineNos, n, (m) => new Int32Array(m));
-      this.starts = grow(this.starts, n, (m) => new Float64Array(m));
-      this.ends = grow(this.ends, n, (m) => new Float64Array(m));
-      this.uuidWords = grow(this.uuidWords, 4 * n, (m) => new Uint32Array(m));
-      this.links = grow(this.links, n, (m) => new Uint8Array(m));
-      this.types = grow(this.types, n, (m) => new Uint8Array(m));
-      this.flags = grow(this.flags, n, (m) => new Uint8Array(m));
-      this.provenance = grow(this.provenance, n, (m) => new Uint8Array(m));
-      this.sessions = grow(this.sessions, n, (m) => new Int32Array(m));
-      this.cwds = grow(this.cwds, n, (m) => new Int32Array(m));
-      this.subtypes = grow(this.subtypes, n, (m) => new Int32Array(m));
-      this.templates = grow(this.templates, n, (m) => new Int32Array(m));
-      this.idsAt = grow(this.idsAt, n, (m) => new Int32Array(m));
-    }
+    if (i === this.lineNos.length) this.resize(i * 2);
+    this.pushAt(i, record, line, start, end);
+  }
+
+  private resize(n: number): void {
+    this.lineNos = grow(this.lineNos, n, (m) => new Int32Array(m));
+    this.starts = grow(this.starts, n, (m) => new Float64Array(m));
+    this.lengths = grow(this.lengths, n, (m) => new Int32Array(m));
+    this.uuidWords = grow(this.uuidWords, 4 * n, (m) => new Uint32Array(m));
+    this.links = grow(this.links, n, (m) => new Uint8Array(m));
+    this.types = grow(this.types, n, (m) => new Uint8Array(m));
+    this.flags = grow(this.flags, n, (m) => new Uint8Array(m));
+    this.provenance = grow(this.provenance, n, (m) => new Uint8Array(m));
+    this.sessions = grow(this.sessions, n, (m) => new Int32Array(m));
+    this.templates = grow(this.templates, n, (m) => new Int32Array(m));
+    this.idsAt = grow(this.idsAt, n, (m) => new Int32Array(m));
+  }
+
+  private pushAt(i: number, record: ChatRecord, line: number, start: number, end: number): void {
     this.lineNos[i] = line;
     this.starts[i] = start;
-    this.ends[i] = end;
+    this.lengths[i] = end - start;
     let links = 0;
     if (!uuidToWords(record.uuid, this.uuidWords, 4 * i)) {
       links |= ODD_UUID;
@@ -166,8 +192,7 @@ export class OutlineColumns {
     this.links[i] = links;
     // Session id and cwd are almost always those of the line before: compared first, not hashed.
     this.sessions[i] = this.strings.of(record.sessionId, i > 0 ? this.sessions[i - 1]! : -1);
-    this.cwds[i] = typeof record.cwd === 'string' ? this.strings.of(record.cwd, i > 0 ? this.cwds[i - 1]! : -1) : -1;
-    this.subtypes[i] = typeof record.subtype === 'string' ? this.strings.of(record.subtype) : -1;
+
     this.types[i] = TYPES.indexOf(record.type);
     this.provenance[i] = provenanceOf(record);
     this.flags[i] = flagsOf(record);
@@ -207,12 +232,12 @@ export class OutlineColumns {
   }
 
   /** A table of the uuids of the lines added to it (UuidTable.findOrAdd). */
-  uuidTable(): UuidTable {
+  uuidTable(expected: number): UuidTable {
     return new UuidTable(
       () => this.uuidWords,
       (i) => (this.links[i]! & ODD_UUID) === 0,
       (i) => this.uuid(i),
-      this.length,
+      expected,
     );
   }
 
@@ -249,6 +274,8 @@ function flagsOf(record: ChatRecord): number {
     if (keepsModelEntry(record.message.parts)) flags |= KEEPS_MODEL;
   }
   if (record.type === 'system' && record.subtype === SystemSubtype.chatCompression) flags |= COMPRESSION;
+  if (typeof record.cwd === 'string') flags |= HAS_CWD;
+  if (typeof record.subtype === 'string') flags |= HAS_SUBTYPE;
   return flags;
 }
 
@@ -260,10 +287,10 @@ export function outlineSource(
   kept: OutlineColumns,
   records: Int32Array,
   merged: ReadonlyMap<number, ReadRecord>,
-  uuids: UuidTable,
   fullRecords: (kept: readonly number[]) => ChatRecord[],
   read: Omit<ReadResult, 'records'>,
 ): SessionOutline {
+  let table: UuidTable | null = null;
   const isMerged = new Uint8Array(kept.length);
   for (const k of merged.keys()) isMerged[k] = 1;
   // Merged records answer from the record itself, through the full read's own source.
@@ -294,7 +321,12 @@ export function outlineSource(
       return isMerged[k] === 1 ? mergedAt(k).record.parentUuid === kept.uuid(records[j]!) : kept.isParent(k, records[j]!);
     },
     find: (uuid) => {
-      const k = uuids.find(uuid);
+      // Built on the first jump in the chain only (ordinary logs have none): 8 MB at 1M records.
+      if (table === null) {
+        table = kept.uuidTable(records.length);
+        for (let i = 0; i < records.length; i++) table.findOrAdd(records[i]!);
+      }
+      const k = table.find(uuid);
       return k < 0 ? -1 : recordAt(k);
     },
     lastLine: (i) => {
@@ -363,10 +395,16 @@ export function outlineSource(
         const cwd = mergedAt(k).record.cwd;
         return typeof cwd === 'string' ? cwd : undefined;
       }
-      return kept.cwds[k]! < 0 ? undefined : kept.strings.list[kept.cwds[k]!];
+      if ((kept.flags[k]! & HAS_CWD) === 0) return undefined;
+      const cwd = fullRecords([k])[0]!.cwd;
+      return typeof cwd === 'string' ? cwd : undefined;
     },
     indexEntries: () => {
       const entries: RecordIndexEntry[] = [];
+      const withSubtype: number[] = [];
+      for (let i = 0; i < records.length; i++) if (isMerged[records[i]!] === 0 && (kept.flags[records[i]!]! & HAS_SUBTYPE) !== 0) withSubtype.push(records[i]!);
+      const subtypes = new Map<number, string>();
+      fullRecords(withSubtype).forEach((r, n) => subtypes.set(withSubtype[n]!, r.subtype!));
       for (let i = 0; i < records.length; i++) {
         const k = records[i]!;
         if (isMerged[k] === 1) {
@@ -383,7 +421,8 @@ export function outlineSource(
           resultIds: resultIds.length === 0 ? NO_IDS : resultIds,
           mend: kept.provenance[k] === 1,
         };
-        if (kept.subtypes[k]! >= 0) entry.subtype = kept.strings.list[kept.subtypes[k]!]!;
+        const subtype = subtypes.get(k);
+        if (subtype !== undefined) entry.subtype = subtype;
         entries.push(entry);
       }
       return entries;

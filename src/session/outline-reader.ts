@@ -13,7 +13,7 @@
  * several lines) are read again by byte range and merged by the full reader's own
  * accumulator; those merged records are kept whole.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { MendError } from '../errors.js';
 import type { LoadDiagnostic, ReadRecord } from './conversation.js';
 import { DEFAULT_BLOCK_SIZE, bytesLineBlocks, readLineBlocks, type LineBlocksEnd } from './line-blocks.js';
@@ -81,7 +81,13 @@ export async function readSessionOutline(path: string, options: ReadOptions = {}
     }
     return { read: (buffer, length, position) => readSync(fd, buffer, 0, length, position), close: () => closeSync(fd) };
   };
-  return outlineOf((onBlock, size) => readLineBlocks(path, onBlock, size), ranges, options, path);
+  let size = 0;
+  try {
+    size = statSync(path).size;
+  } catch {
+    // Reported by the read itself.
+  }
+  return outlineOf((onBlock, blockSize) => readLineBlocks(path, onBlock, blockSize), ranges, options, path, size);
 }
 
 /** The same pass over bytes in memory, as if they were a file (tests). */
@@ -90,12 +96,15 @@ export function outlineBytes(bytes: Buffer, options: ReadOptions = {}): Promise<
     read: (buffer, length, position) => (position >= bytes.length ? 0 : bytes.copy(buffer, 0, position, Math.min(bytes.length, position + length))),
     close: () => {},
   });
-  return outlineOf((onBlock, size) => bytesLineBlocks(bytes, onBlock, size), ranges, options, '<memory>');
+  return outlineOf((onBlock, size) => bytesLineBlocks(bytes, onBlock, size), ranges, options, '<memory>', bytes.length);
 }
 
 type Scan = (onBlock: (text: string, offset: number, bytes: Buffer) => void, blockSize: number) => Promise<LineBlocksEnd>;
 
-async function outlineOf(scan: Scan, openRanges: OpenRanges, options: ReadOptions, path: string): Promise<SessionOutline> {
+/** Lines after which the columns are sized for the whole file. */
+const ESTIMATE_AFTER = 1000;
+
+async function outlineOf(scan: Scan, openRanges: OpenRanges, options: ReadOptions, path: string, sizeHint: number): Promise<SessionOutline> {
   const diagnostics: LoadDiagnostic[] = [];
   const tally = new SessionTally();
   const kept = new OutlineColumns();
@@ -110,6 +119,12 @@ async function outlineOf(scan: Scan, openRanges: OpenRanges, options: ReadOption
     if (record === INVALID) return true;
     tally.add(record.sessionId);
     kept.push(record, line, start, start + byteLength);
+    // Columns sized once from the file's size and the first lines, instead of doubling
+    // (which briefly held both copies: a third more memory at the end of a 1M-record pass).
+    if (kept.length === ESTIMATE_AFTER && sizeHint > 0) {
+      const scale = (sizeHint / (start + byteLength + 1)) * 1.05;
+      kept.reserve(Math.ceil(line * scale) + 1024, Math.ceil(kept.ids.count * scale) + 1024, Math.ceil(kept.ids.used * scale) + 4096);
+    }
     return true;
   };
 
@@ -144,7 +159,7 @@ async function outlineOf(scan: Scan, openRanges: OpenRanges, options: ReadOption
   const fragmented = new Uint8Array(n);
   let anyFragment = false;
   const sessionTag = sessionId === null ? -1 : kept.strings.of(sessionId);
-  const byUuid = kept.uuidTable();
+  const byUuid = kept.uuidTable(kept.length);
   for (let i = 0; i < n; i++) {
     if (kept.sessions[i] !== sessionTag) continue;
     const at = byUuid.findOrAdd(i);
@@ -160,7 +175,7 @@ async function outlineOf(scan: Scan, openRanges: OpenRanges, options: ReadOption
     const source = openRanges();
     try {
       const window = new RangeWindow(source, path);
-      return use((i) => lineText(window.bytes(kept.starts[i]!, kept.ends[i]!).toString('utf8'), kept.lineNos[i]!));
+      return use((i) => lineText(window.bytes(kept.starts[i]!, kept.starts[i]! + kept.lengths[i]!).toString('utf8'), kept.lineNos[i]!));
     } finally {
       source.close();
     }
@@ -182,13 +197,14 @@ async function outlineOf(scan: Scan, openRanges: OpenRanges, options: ReadOption
   }
 
   // The session's records: kept lines of its id, a fragmented uuid at its first line only.
-  const records: number[] = [];
+  const recordsAll = new Int32Array(n);
+  let count = 0;
   for (let i = 0; i < n; i++) {
     if (kept.sessions[i] !== sessionTag) {
       diagnostics.push({ code: 'mixed_session_id', line: kept.lineNos[i]!, sessionId: kept.sessionId(i) });
       continue;
     }
-    if (fragmented[i] === 0 || merged.has(i)) records.push(i);
+    if (fragmented[i] === 0 || merged.has(i)) recordsAll[count++] = i;
   }
   // Line order, as the full reader reports them (stable sort).
   diagnostics.sort((a, b) => lineOf(a) - lineOf(b));
@@ -208,7 +224,8 @@ async function outlineOf(scan: Scan, openRanges: OpenRanges, options: ReadOption
       }),
     );
 
-  return outlineSource(kept, Int32Array.from(records), merged, byUuid, fullRecords, {
+  kept.release();
+  return outlineSource(kept, recordsAll.slice(0, count), merged, fullRecords, {
     diagnostics,
     sessionId,
     bytes: end.bytes,
