@@ -4,7 +4,11 @@
  *   floor     read the file in 1 MiB chunks, split lines, JSON.parse every line and
  *             keep the objects in an array: the least any loader has to do.
  *   read      readSessionLog only (read + validate + fragment merge).
- *   loadplan  loadSession + buildSessionRecoveryPlan, what every resume does.
+ *   loadplan  loadSession + buildSessionRecoveryPlan: the full load every resume did
+ *             before issue 11, and what a continuation's history costs that way.
+ *   continue  what a resume that continues does now (issue 11): the outline pass, the
+ *             plan from it (planFromOutline), then the histories read on demand
+ *             (plan.apiHistory, plan.originalApiHistory, the conversation's records).
  *
  * Modules are imported before the clock starts (start-up is measured by the CLI
  * benchmark). Prints one JSON line: wall and CPU time of the work, time spent in
@@ -13,7 +17,7 @@
 import { createReadStream } from 'node:fs';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
 
-type Mode = 'floor' | 'read' | 'loadplan';
+type Mode = 'floor' | 'read' | 'loadplan' | 'continue';
 
 /** Keeps results reachable until the peak RSS has been taken. */
 const keep: unknown[] = [];
@@ -43,12 +47,15 @@ async function floor(path: string): Promise<{ count: number }> {
 
 async function main(): Promise<void> {
   const [mode, path] = process.argv.slice(2) as [Mode, string];
-  if (!path || !['floor', 'read', 'loadplan'].includes(mode)) throw new Error('usage: child.js floor|read|loadplan FILE');
+  if (!path || !['floor', 'read', 'loadplan', 'continue'].includes(mode)) throw new Error('usage: child.js floor|read|loadplan|continue FILE');
 
   // Imported up front so that the clock measures the work, not module loading.
   const { readSessionLog } = await import('../src/session/log-reader.js');
   const { loadSession } = await import('../src/session/session-loader.js');
   const { buildPlanForSession } = await import('../src/recovery/build-plan.js');
+  const { readSessionOutlineAt } = await import('../src/session/outline-reader.js');
+  const { planFromOutline } = await import('../src/runtime/outline-plan.js');
+  const { basename } = await import('node:path');
 
   let gcMs = 0;
   let gcCount = 0;
@@ -69,6 +76,20 @@ async function main(): Promise<void> {
     const read = await readSessionLog(path);
     keep.push(read);
     info['records'] = read.records.length;
+  } else if (mode === 'continue') {
+    const outline = await readSessionOutlineAt(path);
+    const stem = basename(path, '.jsonl');
+    const { loaded, plan } = planFromOutline(outline, { fallbackSessionId: stem }, {}, null);
+    const tPlanned = performance.now();
+    // What a continuation reads: the history it sends, and the records a replay shows.
+    info['apiEntries'] = plan.apiHistory.length;
+    info['originalEntries'] = plan.originalApiHistory.length;
+    info['records'] = loaded.conversation.records.length;
+    keep.push(loaded, plan);
+    info['planMs'] = tPlanned - t0;
+    info['historyMs'] = performance.now() - tPlanned;
+    info['kind'] = plan.kind;
+    info['planId'] = plan.planId;
   } else {
     const loaded = await loadSession(path);
     const tLoaded = performance.now();

@@ -6,7 +6,7 @@
  * (`$HOME/.qwen/projects/<project>/chats/<id>.jsonl`, the layout mend shares).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync, symlinkSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { sessionLogPath } from '../src/session/session-paths.js';
@@ -33,11 +33,18 @@ export function findQwenCode(): QwenCode | null {
 }
 
 /**
- * Arguments and environment for resuming `sessionId` headless with stream-json output;
- * `QWEN_CODE_ARGS` (JSON array, `{id}` replaced) overrides the arguments.
+ * Arguments, environment and working directory for resuming `sessionId` headless with
+ * stream-json output; `QWEN_CODE_ARGS` (JSON array, `{id}` replaced) overrides the
+ * arguments. Qwen Code resumes a session only from the project its first record names
+ * (`cwd`), so it runs there (the directory is created when missing) and the file is
+ * linked under that project's chats directory.
  */
-export function qwenCodeTiming(home: string, project: string, file: string, sessionId: string): { args: string[]; env: NodeJS.ProcessEnv } {
-  const target = sessionLogPath(join(home, '.qwen'), project, sessionId);
+export function qwenCodeTiming(home: string, file: string, sessionId: string): { args: string[]; env: NodeJS.ProcessEnv; cwd: string } {
+  const first = readFirstLine(file);
+  const recorded = (JSON.parse(first) as { cwd?: unknown }).cwd;
+  if (typeof recorded !== 'string') throw new Error(`${file}: its first record names no cwd, which Qwen Code needs to resume it`);
+  mkdirSync(recorded, { recursive: true });
+  const target = sessionLogPath(join(home, '.qwen'), recorded, sessionId);
   if (!existsSync(target)) {
     mkdirSync(dirname(target), { recursive: true });
     symlinkSync(file, target);
@@ -45,5 +52,18 @@ export function qwenCodeTiming(home: string, project: string, file: string, sess
   const template = process.env['QWEN_CODE_ARGS']
     ? (JSON.parse(process.env['QWEN_CODE_ARGS']) as string[])
     : ['--resume', '{id}', '--output-format', 'stream-json', '--prompt', 'continue'];
-  return { args: template.map((a) => a.replaceAll('{id}', sessionId)), env: { ...process.env, HOME: home } };
+  return { args: template.map((a) => a.replaceAll('{id}', sessionId)), env: { ...process.env, HOME: home }, cwd: recorded };
+}
+
+function readFirstLine(file: string): string {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(1 << 16);
+    const n = readSync(fd, buffer, 0, buffer.length, 0);
+    const text = buffer.toString('utf8', 0, n);
+    const nl = text.indexOf('\n');
+    return nl < 0 ? text : text.slice(0, nl);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -86,6 +86,11 @@ const TARGET = {
   qwenRss1m: 0.25,
   /** Per-record cost at 1M over the cost at 100k. */
   qwenLinear: 1.25,
+  /**
+   * Issue 11: continuing a large session (full history read) no slower than the full load
+   * before it: outline + plan + histories on demand over loadSession + plan, in-process.
+   */
+  qwenContinue: 1.0,
 };
 /** The 1M-record run must also work with this old-space limit (MB). */
 const SMALL_HEAP_MB = 512;
@@ -479,9 +484,12 @@ interface QwenFigures {
   session: QwenSession;
   floor: SpawnTiming[];
   mend: SpawnTiming[];
-  /** The index pass alone (readSessionIndex) in a whole process. */
+  /** The outline pass alone (readSessionOutline) in a whole process. */
   index: SpawnTiming[];
   qwenCode: SpawnTiming[];
+  /** In-process: the continue path now, and the full load of before (paired). */
+  continuePath: ChildResult[];
+  fullLoad: ChildResult[];
   smallHeap?: { ok: boolean; ms: number; maxRssKb: number; error?: string };
 }
 
@@ -502,7 +510,7 @@ function timeCommand(bin: string, args: string[], opts: { cwd: string; env: Node
 }
 
 async function measureQwen(session: QwenSession, reps: number, env: { home: string; project: string }, smallHeap: boolean): Promise<QwenFigures> {
-  const figures: QwenFigures = { session, floor: [], mend: [], index: [], qwenCode: [] };
+  const figures: QwenFigures = { session, floor: [], mend: [], index: [], qwenCode: [], continuePath: [], fullLoad: [] };
   const isRecovery = (l: Record<string, unknown>): boolean => l['type'] === 'system' && l['subtype'] === 'recovery';
   const mendEnv = { ...process.env, MEND_HOME: env.home };
   const qwen = findQwenCode();
@@ -516,8 +524,13 @@ async function measureQwen(session: QwenSession, reps: number, env: { home: stri
       async () => void figures.index.push(await timeSpawn([indexProcessJs, session.path], { match: (l) => 'entries' in l })),
     ];
     if (qwen) {
-      const q = qwenCodeTiming(env.home, env.project, session.path, session.sessionId);
-      steps.push(async () => void figures.qwenCode.push(await timeCommand(qwen.bin, q.args, { cwd: env.project, env: q.env })));
+      const q = qwenCodeTiming(env.home, session.path, session.sessionId);
+      steps.push(async () => void figures.qwenCode.push(await timeCommand(qwen.bin, q.args, { cwd: q.cwd, env: q.env })));
+    }
+    if (!smallHeap) {
+      // The continue path against the full load of before (in-process, modules loaded first), at 100k only.
+      steps.push(async () => void figures.continuePath.push(await runChild('continue', session.path)));
+      steps.push(async () => void figures.fullLoad.push(await runChild('loadplan', session.path)));
     }
     if (rep % 2 === 1) steps.reverse();
     for (const step of steps) await step();
@@ -536,7 +549,11 @@ async function measureQwen(session: QwenSession, reps: number, env: { home: stri
       figures.smallHeap = { ok: false, ms: NaN, maxRssKb: NaN, error: (error as Error).message.slice(0, 300) };
     }
   }
-  const planIds = new Set(figures.mend.map((t) => t.line?.['plan_id']));
+  const planIds = new Set([
+    ...figures.mend.map((t) => t.line?.['plan_id']),
+    ...figures.continuePath.map((c) => c.planId),
+    ...figures.fullLoad.map((c) => c.planId),
+  ]);
   if (planIds.size !== 1) throw new Error(`${session.label}: plan ids differ between runs: ${[...planIds].join(', ')}`);
   return figures;
 }
@@ -557,12 +574,23 @@ function reportQwen(small: QwenFigures, large: QwenFigures | null): void {
     });
     addRow({
       section: 'qwen-format',
-      name: `${label}: index pass alone (readSessionIndex), whole process`,
+      name: `${label}: outline pass alone (readSessionOutline), whole process`,
       value: `${ms(med(f.index, 'ms'))}, ${mb(med(f.index, 'maxRssKb'))} (${fmt(med(f.index, 'maxRssKb') / fileKb)}x the file)`,
       baseline: `floor process ${ms(med(f.floor, 'ms'))}`,
       wall: pairedRatio(col(f.index, 'ms'), col(f.floor, 'ms')),
       cpu: null,
     });
+    if (f.continuePath.length > 0) {
+      addRow({
+        section: 'qwen-format',
+        name: `${label}: continue path (outline, plan, then the histories on demand), in-process`,
+        value: `${ms(med(f.continuePath, 'wallMs'))}, ${mb(med(f.continuePath, 'maxRssKb'))}`,
+        baseline: `full load + plan as before issue 11: ${ms(med(f.fullLoad, 'wallMs'))}, ${mb(med(f.fullLoad, 'maxRssKb'))}`,
+        wall: pairedRatio(col(f.continuePath, 'wallMs'), col(f.fullLoad, 'wallMs')),
+        cpu: pairedRatio(col(f.continuePath, 'cpuMs'), col(f.fullLoad, 'cpuMs')),
+        target: TARGET.qwenContinue,
+      });
+    }
     if (f.qwenCode.length > 0) {
       addRow({
         section: 'qwen-format',

@@ -67,6 +67,22 @@ await build({
       },
     },
     {
+      // yargs lays out --help and error text with cliui and string-width, whose module
+      // bodies (string-width builds a large emoji regex) were a tenth of every start-up:
+      // they are loaded on their first call instead, i.e. only when help or an error is shown.
+      name: 'lazy-help-layout',
+      setup(b) {
+        b.onResolve({ filter: /^(cliui|string-width)$/ }, (args) =>
+          /[\\/]yargs[\\/]/.test(args.importer) ? { path: args.path, namespace: 'lazy-help-layout', pluginData: args.resolveDir } : undefined,
+        );
+        b.onLoad({ filter: /.*/, namespace: 'lazy-help-layout' }, (args) => ({
+          contents: `let real; export default function (...args) { real ??= require(${JSON.stringify(args.path)}); return (real.default ?? real)(...args); }`,
+          resolveDir: args.pluginData as string,
+          loader: 'js',
+        }));
+      },
+    },
+    {
       // bin/mend.js runs the terminal UI, --acp and serve from the ESM modules (their
       // packages are ESM-only), so their code is left out of the bundle: less to load.
       name: 'esm-only-front-ends',

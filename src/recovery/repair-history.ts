@@ -8,6 +8,7 @@
 import { cloneJson } from '../session/api-history.js';
 import type { Content, FunctionResponse, Part, RecoveryRepair } from '../session/records.js';
 import { isEmptyPart, isModelEntry, isThoughtPart } from '../session/model-entry.js';
+import { CallTable } from './call-table.js';
 import { toSource, type HistorySource } from './history-source.js';
 import { syntheticResultPart } from './synthetic-result.js';
 
@@ -43,21 +44,6 @@ const enum Fate {
   Hoisted = 2,
   Duplicate = 3,
   Orphan = 4,
-}
-
-interface CallInfo {
-  id: string;
-  name: string;
-  /** Index of the model entry in the input history. */
-  entryIndex: number;
-  response?: Part;
-  /** Index of the input entry the response part is taken from as it is (shareUnchanged only). */
-  responseEntry?: number;
-  hoisted: boolean;
-  /** The function name the result was recorded under, when it is not the call's. */
-  renamedFrom?: string | undefined;
-  /** Part number of that renamed result, which a result under the call's own name displaces. */
-  responseK?: number;
 }
 
 const pairKey = (id: string, name: string): string => `${id}\u0000${name}`;
@@ -131,7 +117,7 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
 
   // Every call occurrence, by part number (1 + its index in `calls`; 0: none). Ids are
   // only unique per model entry: some providers number calls call_0, call_1... in every response.
-  const calls: CallInfo[] = [];
+  const calls = new CallTable();
   const callAt = new Int32Array(partCount);
   // A result answers the latest earlier call of its id AND function name: servers that
   // number calls call_0, call_1... in every response reuse ids, and a late result of an
@@ -139,30 +125,28 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
   // of its id has answers the latest call of its id and is renamed (reported). The
   // latest call is almost always one of the latest model entry (calls[recentStart...]),
   // found by a short scan; only for other results are the maps brought up to date.
-  const latestById = new Map<string, CallInfo>();
-  const latestByPair = new Map<string, CallInfo>();
+  const latestById = new Map<string, number>();
+  const latestByPair = new Map<string, number>();
   let indexed = 0;
   let recentStart = 0;
-  const findCall = (id: string, name: string): { call: CallInfo; renamed: boolean } | undefined => {
-    const end = calls.length;
-    let byId: CallInfo | undefined;
+  const findCall = (id: string, name: string): { call: number; renamed: boolean } | undefined => {
+    const end = calls.count;
+    let byId = -1;
     if (end - recentStart <= 16) {
       for (let j = end - 1; j >= recentStart; j--) {
-        const c = calls[j]!;
-        if (c.id !== id) continue;
-        if (c.name === name) return { call: c, renamed: false };
-        byId ??= c;
+        if (calls.ids[j] !== id) continue;
+        if (calls.names[j] === name) return { call: j, renamed: false };
+        if (byId < 0) byId = j;
       }
     }
     for (; indexed < end; indexed++) {
-      const c = calls[indexed]!;
-      latestById.set(c.id, c);
-      latestByPair.set(pairKey(c.id, c.name), c);
+      latestById.set(calls.ids[indexed]!, indexed);
+      latestByPair.set(pairKey(calls.ids[indexed]!, calls.names[indexed]!), indexed);
     }
     const pair = latestByPair.get(pairKey(id, name));
-    if (pair) return { call: pair, renamed: false };
-    const any = byId ?? latestById.get(id);
-    return any ? { call: any, renamed: true } : undefined;
+    if (pair !== undefined) return { call: pair, renamed: false };
+    const any = byId >= 0 ? byId : latestById.get(id);
+    return any !== undefined ? { call: any, renamed: true } : undefined;
   };
   // Fate of every response part, by part number.
   const fates = new Uint8Array(partCount);
@@ -185,7 +169,7 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
     const entry = input.at(entryIndex);
     if (entry === undefined) continue;
     const parts = entry.parts;
-    if (entry.role === 'model') recentStart = calls.length;
+    if (entry.role === 'model') recentStart = calls.count;
     // Call ids seen in this entry: a short list (entries hold a handful of calls), a set past that.
     let idsInEntry: string[] | Set<string> | undefined;
     for (let partIndex = 0; partIndex < parts.length; partIndex++, k++) {
@@ -201,21 +185,10 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
           // Two calls with one id in one response: no result could tell them apart.
           droppedCalls.set(k, { type: 'dropped_duplicate_call', callId: id, name });
         } else {
-          // Every field set here, so each CallInfo keeps them in the object (no backing store added later).
-          const info: CallInfo = {
-            id,
-            name,
-            entryIndex,
-            response: undefined,
-            responseEntry: undefined,
-            hoisted: false,
-            renamedFrom: undefined,
-            responseK: undefined,
-          };
           if (idsInEntry === undefined) idsInEntry = [id];
           else if (!Array.isArray(idsInEntry)) idsInEntry.add(id);
           else if (idsInEntry.push(id) > 16) idsInEntry = new Set(idsInEntry);
-          callAt[k] = calls.push(info);
+          callAt[k] = calls.add(id, name, entryIndex) + 1;
         }
       }
       // A part may (corruptly) hold a call and a result at once: both are looked at.
@@ -224,38 +197,39 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
       const id = response.id;
       const found = id === undefined ? undefined : findCall(id, response.name);
       const call = found?.call;
-      if (!call) {
+      if (call === undefined) {
         fates[k] = Fate.Orphan;
-      } else if (call.response && !(call.renamedFrom !== undefined && !found!.renamed)) {
+      } else if (calls.responses[call] && !(calls.renamedFrom.has(call) && !found!.renamed)) {
         fates[k] = Fate.Duplicate;
       } else if (found!.renamed) {
         // Sent under its call's name: a provider pairs results with calls by both.
-        call.renamedFrom = response.name;
-        call.responseK = k;
-        call.response = call.entryIndex < keepFrom ? ANSWERED : { functionResponse: { ...(cloneJson(response) as FunctionResponse), name: call.name } };
+        calls.renamedFrom.set(call, response.name);
+        calls.responseK[call] = k;
+        calls.responses[call] =
+          calls.entry[call]! < keepFrom ? ANSWERED : { functionResponse: { ...(cloneJson(response) as FunctionResponse), name: calls.names[call]! } };
       } else {
         // A result under the call's own name beats one taken under another name: that one
         // becomes the duplicate.
-        if (call.renamedFrom !== undefined) {
-          fates[call.responseK!] = Fate.Duplicate;
-          call.renamedFrom = undefined;
-          call.responseEntry = undefined;
+        if (calls.renamedFrom.has(call)) {
+          fates[calls.responseK[call]!] = Fate.Duplicate;
+          calls.renamedFrom.delete(call);
+          calls.responseEntry[call] = -1;
         }
         // A part that is nothing but the result is already exactly what gets sent.
-        if (call.entryIndex < keepFrom) {
+        if (calls.entry[call]! < keepFrom) {
           // Its result entry is counted, not kept: only that it is answered matters.
-          call.response = ANSWERED;
+          calls.responses[call] = ANSWERED;
         } else if (share && isPlain(part) && hasOnlyKey(part, 'functionResponse')) {
-          call.response = part;
-          call.responseEntry = entryIndex;
+          calls.responses[call] = part;
+          calls.responseEntry[call] = entryIndex;
         } else {
-          call.response = { functionResponse: cloneJson(response) as FunctionResponse };
+          calls.responses[call] = { functionResponse: cloneJson(response) as FunctionResponse };
         }
       }
-      if (call && fates[k] === Fate.None) {
+      if (call !== undefined && fates[k] === Fate.None) {
         // Adjacent: in the user entries between the call's model entry and the next model entry.
-        const adjacent = entry.role === 'user' && entryIndex < (nextModelIndex[call.entryIndex] ?? NONE);
-        call.hoisted = !adjacent;
+        const adjacent = entry.role === 'user' && entryIndex < (nextModelIndex[calls.entry[call]!] ?? NONE);
+        calls.hoisted[call] = adjacent ? 0 : 1;
         fates[k] = adjacent ? Fate.Kept : Fate.Hoisted;
       }
     }
@@ -279,7 +253,7 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
     if (entry === undefined) continue;
     if (entryIndex >= keepFrom) keeping = true;
     const parts = entry.parts;
-    let entryCalls: CallInfo[] | undefined;
+    let entryCalls: number[] | undefined;
     // With shareUnchanged, `kept` stays null as long as every part so far stays as it
     // is (it would be a copy of parts[0, partIndex)); the first change builds it.
     let kept: Part[] | null = share ? null : [];
@@ -321,7 +295,7 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
         kept.push(cloneJson(others) as Part);
       }
       const at = callAt[k]!;
-      if (at !== 0) (entryCalls ??= []).push(calls[at - 1]!);
+      if (at !== 0) (entryCalls ??= []).push(at - 1);
     }
     if (kept === null) {
       // Every part kept as it is: the entry itself when it is exactly { role, parts }.
@@ -335,9 +309,10 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
     if (entry.role !== 'model' || entryCalls === undefined) continue;
 
     // One call whose result was a user entry of its own, taken as it is: that entry is the result entry.
-    if (entryCalls.length === 1 && entryCalls[0]!.responseEntry !== undefined && !entryCalls[0]!.hoisted) {
-      const source = input.at(entryCalls[0]!.responseEntry)!;
-      if (source.role === 'user' && source.parts.length === 1 && source.parts[0] === entryCalls[0]!.response && isBareEntry(source)) {
+    const only = entryCalls[0]!;
+    if (entryCalls.length === 1 && calls.responseEntry[only]! >= 0 && calls.hoisted[only] === 0) {
+      const source = input.at(calls.responseEntry[only]!)!;
+      if (source.role === 'user' && source.parts.length === 1 && source.parts[0] === calls.responses[only] && isBareEntry(source)) {
         emit(source);
         continue;
       }
@@ -345,17 +320,18 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
 
     const results: Part[] = [];
     for (const call of entryCalls) {
-      const id = call.id;
-      if (call.response) {
-        if (call.hoisted) repairs.push({ type: 'hoisted_tool_result', callId: id, name: call.name });
-        if (call.renamedFrom !== undefined) {
-          repairs.push({ type: 'renamed_tool_result', callId: id, name: call.name, recordedName: call.renamedFrom });
-        }
-        results.push(call.response);
+      const id = calls.ids[call]!;
+      const name = calls.names[call]!;
+      const response = calls.responses[call];
+      if (response) {
+        if (calls.hoisted[call] === 1) repairs.push({ type: 'hoisted_tool_result', callId: id, name });
+        const recordedName = calls.renamedFrom.get(call);
+        if (recordedName !== undefined) repairs.push({ type: 'renamed_tool_result', callId: id, name, recordedName });
+        results.push(response);
       } else {
-        repairs.push({ type: 'synthesized_tool_result', callId: id, name: call.name });
+        repairs.push({ type: 'synthesized_tool_result', callId: id, name });
         synthesizedCallIds.push(id);
-        results.push(syntheticResultPart(id, call.name));
+        results.push(syntheticResultPart(id, name));
       }
     }
     emit({ role: 'user', parts: results });

@@ -120,7 +120,8 @@ class IdPool {
 export class OutlineColumns {
   length = 0;
   lineNos = new Int32Array(1024);
-  starts = new Float64Array(1024);
+  /** Byte offset of each line: 32-bit for a file under 4 GiB (the usual case), else 64-bit. */
+  starts: Uint32Array | Float64Array;
   /** Byte length of each line (without its newline). */
   lengths = new Int32Array(1024);
   uuidWords = new Uint32Array(4096);
@@ -137,6 +138,11 @@ export class OutlineColumns {
   readonly strings = new StringTable();
   readonly ids = new IdPool();
   readonly outliner = new PartsOutliner();
+  /** `fileBytes`: the size of what is read (offsets need 64 bits from 4 GiB on). */
+  constructor(fileBytes: number) {
+    this.starts = fileBytes < 2 ** 32 ? new Uint32Array(1024) : new Float64Array(1024);
+  }
+
   /** The uuid of the last line pushed: the usual parent of the next. */
   private previousUuid: string | null = null;
   private readonly addId = (id: string | undefined): void => this.ids.add(id);
@@ -160,7 +166,7 @@ export class OutlineColumns {
 
   private resize(n: number): void {
     this.lineNos = grow(this.lineNos, n, (m) => new Int32Array(m));
-    this.starts = grow(this.starts, n, (m) => new Float64Array(m));
+    this.starts = this.starts instanceof Uint32Array ? grow(this.starts, n, (m) => new Uint32Array(m)) : grow(this.starts, n, (m) => new Float64Array(m));
     this.lengths = grow(this.lengths, n, (m) => new Int32Array(m));
     this.uuidWords = grow(this.uuidWords, 4 * n, (m) => new Uint32Array(m));
     this.links = grow(this.links, n, (m) => new Uint8Array(m));
@@ -174,6 +180,8 @@ export class OutlineColumns {
 
   private pushAt(i: number, record: ChatRecord, line: number, start: number, end: number): void {
     this.lineNos[i] = line;
+    // A file that grew past 4 GiB while it was read: 64-bit offsets from here on.
+    if (start >= 2 ** 32 && this.starts instanceof Uint32Array) this.starts = Float64Array.from(this.starts);
     this.starts[i] = start;
     this.lengths[i] = end - start;
     let links = 0;

@@ -14,6 +14,7 @@
  * accumulator; those merged records are kept whole.
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { basename } from 'node:path';
 import { MendError } from '../errors.js';
 import type { LoadDiagnostic, ReadRecord } from './conversation.js';
 import { DEFAULT_BLOCK_SIZE, bytesLineBlocks, readLineBlocks, type LineBlocksEnd } from './line-blocks.js';
@@ -32,6 +33,7 @@ import {
 import { OutlineColumns, outlineSource, type SessionOutline } from './outline-columns.js';
 import { indexRecords, type RecordIndex } from './record-index.js';
 import type { ChatRecord } from './records.js';
+import { isSessionId } from './session-paths.js';
 
 export type { SessionOutline } from './outline-columns.js';
 
@@ -90,6 +92,12 @@ export async function readSessionOutline(path: string, options: ReadOptions = {}
   return outlineOf((onBlock, blockSize) => readLineBlocks(path, onBlock, blockSize), ranges, options, path, size);
 }
 
+/** readSessionOutline with the file name's session id, as loadSession reads a path. */
+export function readSessionOutlineAt(path: string): Promise<SessionOutline> {
+  const stem = basename(path, '.jsonl');
+  return readSessionOutline(path, isSessionId(stem) ? { fileSessionId: stem } : {});
+}
+
 /** The same pass over bytes in memory, as if they were a file (tests). */
 export function outlineBytes(bytes: Buffer, options: ReadOptions = {}): Promise<SessionOutline> {
   const ranges: OpenRanges = () => ({
@@ -107,7 +115,8 @@ const ESTIMATE_AFTER = 1000;
 async function outlineOf(scan: Scan, openRanges: OpenRanges, options: ReadOptions, path: string, sizeHint: number): Promise<SessionOutline> {
   const diagnostics: LoadDiagnostic[] = [];
   const tally = new SessionTally();
-  const kept = new OutlineColumns();
+  // An unknown size (0) keeps 64-bit offsets.
+  const kept = new OutlineColumns(sizeHint > 0 ? sizeHint : Number.MAX_SAFE_INTEGER);
   let line = 0;
 
   const handle = (raw: string, start: number, byteLength: number): boolean => {
