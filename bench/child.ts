@@ -6,7 +6,7 @@
  *   read      readSessionLog only (read + validate + fragment merge).
  *   loadplan  loadSession + buildSessionRecoveryPlan: the full load every resume did
  *             before issue 11, and what a continuation's history costs that way.
- *   continue  what a resume that continues does now (issue 11): the outline pass, the
+ *   continue  on-demand histories (issue 11): the outline pass, the
  *             plan from it (planFromOutline), then the histories read on demand
  *             (plan.apiHistory, plan.originalApiHistory, the conversation's records).
  *

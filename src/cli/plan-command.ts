@@ -17,6 +17,8 @@ export async function planCommand(args: { target: string; json: boolean; full: b
     const runtime = await SessionRuntime.open(io.runtime, {
       target: { type: 'resume', target: args.target },
       access: 'inspect',
+      // Without --full only the plan is printed: planned from the outline (issue 11).
+      histories: args.full ? 'eager' : 'on_demand',
       settings: { model: undefined, approvalMode: 'default', allowedTools: [], maxTurns: 1, allowAutoContinue: false, acceptDegraded: false },
     });
     const plan = runtime.recoveryPlan!;

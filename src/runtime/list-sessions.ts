@@ -43,7 +43,8 @@ export async function listProjectSessions(store: SessionStore, scope: ProjectSco
     }
     try {
       // A session another process is writing right now is `running`, not crashed.
-      const { loaded, plan } = await loadAndPlan(store, entry.ref, false, await store.activeWriter(entry.ref));
+      // Only the plan is shown: planned from the outline, no history read.
+      const { loaded, plan } = await loadAndPlan(store, entry.ref, false, await store.activeWriter(entry.ref), 'on_demand');
       rows.push({
         ...base,
         id: loaded.conversation.sessionId,

@@ -10,6 +10,8 @@ import type { ActiveWriter } from '../session/active-writer.js';
 import type { LoadedSession } from '../session/conversation.js';
 import { isSessionId } from '../session/session-paths.js';
 import type { SessionRef, SessionStore } from '../store/session-store.js';
+import { buildPlanForSession } from '../recovery/build-plan.js';
+import { buildConversation } from '../session/conversation-loader.js';
 import { planFromOutline } from './outline-plan.js';
 import type { RuntimeDeps } from './runtime-types.js';
 
@@ -35,10 +37,15 @@ export async function loadAndPlan(
   ref: SessionRef,
   allowAutoContinue: boolean,
   activeWriter: ActiveWriter | null,
+  histories: 'eager' | 'on_demand' = 'eager',
 ): Promise<{ loaded: LoadedSession; plan: SessionRecoveryPlan }> {
-  // The outline, not every full record: the histories are read when something needs them (outline-plan.ts).
-  const outline = await store.readOutline(ref);
   // An empty or fully damaged log names no session; its ref may.
+  const build = isSessionId(ref.sessionId) ? { fallbackSessionId: ref.sessionId } : {};
   // A live holder is an input of the plan: a session being written is `running`, not crashed.
-  return planFromOutline(outline, isSessionId(ref.sessionId) ? { fallbackSessionId: ref.sessionId } : {}, { allowAutoContinue }, activeWriter);
+  if (histories === 'on_demand') {
+    // The outline, not every full record: the histories are read when something asks (outline-plan.ts).
+    return planFromOutline(await store.readOutline(ref), build, { allowAutoContinue }, activeWriter);
+  }
+  const loaded = buildConversation(await store.read(ref), build);
+  return { loaded, plan: buildPlanForSession(loaded, { allowAutoContinue }, activeWriter) };
 }

@@ -67,6 +67,14 @@ export interface OpenRequest {
    */
   access: 'inspect' | 'write' | 'on_demand';
   settings: RuntimeSettings;
+  /**
+   * When a resumed session's histories are read (issue 11). `eager` (the default): every
+   * record at open, which a run that sends the history to a model or replays it needs
+   * anyway (reading it once is the fastest way there). `on_demand`: the plan comes from
+   * the store's outline and the histories are read the first time something asks for
+   * them; for a run that shows the plan and ends (the recovery line alone never asks).
+   */
+  histories?: 'eager' | 'on_demand';
 }
 
 export type RuntimeEvent = EngineEvent | { type: 'recovery_plan'; plan: SessionRecoveryPlan };

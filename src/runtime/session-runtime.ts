@@ -112,7 +112,7 @@ export class SessionRuntime {
     const lease = write ? await store.acquire(source, deps.identity) : null;
     try {
       const holder = lease ? null : await store.activeWriter(source);
-      const { loaded, plan } = await loadAndPlan(store, source, request.settings.allowAutoContinue, holder);
+      const { loaded, plan } = await loadAndPlan(store, source, request.settings.allowAutoContinue, holder, request.histories);
       // New records need an id even in a log that names none (an empty file not named by a UUID).
       const sessionId = loaded.conversation.sessionId || source.sessionId;
       const onDemand = request.access === 'on_demand' && !request.fork;

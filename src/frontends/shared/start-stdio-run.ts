@@ -75,7 +75,10 @@ export async function startStdioRun(o: StdioRunOptions, host: HostEnv, out: Outp
   }
   // A prompt always needs the model: a configuration error must come before anything touches storage.
   if (intent.type === 'prompt') await host.runtime.provider(o.model)();
-  const runtime = await SessionRuntime.open(host.runtime, openRequestFor(o, intent.type === 'inspect' ? 'inspect' : 'write', intent));
+  // A run that only shows the plan never reads the histories: planned from the outline (issue 11).
+  const request = openRequestFor(o, intent.type === 'inspect' ? 'inspect' : 'write', intent);
+  if (intent.type === 'inspect') request.histories = 'on_demand';
+  const runtime = await SessionRuntime.open(host.runtime, request);
   onSessionId(runtime.sessionId);
   out.debug(`session ${runtime.sessionId} at ${runtime.ref.location} (${runtime.writable ? 'leased for writing' : 'read-only, no lease'})`);
   const plan = runtime.recoveryPlan;
