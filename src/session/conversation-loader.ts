@@ -25,6 +25,7 @@ import {
   type SystemRecord,
 } from './records.js';
 import { summarizeIssues } from './record-validation.js';
+import { indexInSorted } from './sorted-index.js';
 
 export interface BuildOptions {
   /** Used when no record names the session (an empty or fully damaged log), e.g. the file name's id. */
@@ -247,18 +248,7 @@ interface WalkResult extends Walk {
 /** Null when, without a visited set, the walk ran longer than a cycle-free chain can be. `k` indexes `main`. */
 function walkOnce(source: RecordSource, main: Int32Array, leafIndex: number, trackVisited: boolean): WalkResult | null {
   /** Position in `main` of source index i, or -1 (a sidechain record is not in it; main is in index order). */
-  const inMain = (i: number): number => {
-    let lo = 0;
-    let hi = main.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const at = main[mid]!;
-      if (at === i) return mid;
-      if (at < i) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
-  };
+  const inMain = (i: number): number => indexInSorted(main, i);
 
   // A chain is never longer than main (a longer walk is a cycle, found below).
   const steps = new Int32Array(main.length);

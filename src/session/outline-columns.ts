@@ -11,6 +11,7 @@ import type { ReadResult } from './log-reader.js';
 import { isModelEntry, keepsModelEntry } from './model-entry.js';
 import { indexRecords, type RecordIndexEntry } from './record-index.js';
 import { PartsOutliner, partsOf } from './record-outline.js';
+import { indexInSorted } from './sorted-index.js';
 import { UuidTable, uuidToWords, wordsToUuid } from './uuid-words.js';
 import { SystemSubtype, isMendVersion, type ChatRecord, type Part, type RecordType } from './records.js';
 
@@ -305,18 +306,7 @@ export function outlineSource(
   const mergedAt = (k: number): ReadRecord => merged.get(k)!;
   const one = (k: number): RecordSource => readRecordSource([mergedAt(k)]);
   /** The session record at kept line k, or -1 (records are in line order). */
-  const recordAt = (k: number): number => {
-    let lo = 0;
-    let hi = records.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const at = records[mid]!;
-      if (at === k) return mid;
-      if (at < k) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
-  };
+  const recordAt = (k: number): number => indexInSorted(records, k);
   const source: RecordSource = {
     count: records.length,
     uuid: (i) => kept.uuid(records[i]!),

@@ -21,7 +21,7 @@ import type { LoadedSession } from '../../src/session/conversation.js';
 import { readSessionBytes, type ReadOptions } from '../../src/session/log-reader.js';
 import { outlineBytes } from '../../src/session/outline-reader.js';
 import type { ChatRecord, Content } from '../../src/session/records.js';
-import { garbageLineArb, joinLines, sessionRecordsArb, splitLines } from '../support/arbitraries.js';
+import { damagedLogArb, garbageLineArb, joinLines, sessionRecordsArb } from '../support/arbitraries.js';
 import { listCorpus } from '../support/corpus.js';
 
 const corpus = listCorpus().map((c) => ({ name: c.name, bytes: readFileSync(join(c.dir, 'session.jsonl')) }));
@@ -156,29 +156,10 @@ describe('planFromOutline equals the plan of a full load', () => {
   });
 
   it('property: shuffled, duplicated and torn corpus logs', async () => {
-    const caseArb = fc.constantFrom(...corpus.filter((c) => c.bytes.length > 0));
-    const logArb = caseArb.chain((c) => {
-      const { lines, finalNewline } = splitLines(c.bytes);
-      return fc
-        .record({
-          order: fc.shuffledSubarray(lines, { minLength: lines.length, maxLength: lines.length }),
-          dups: fc.array(fc.nat({ max: lines.length - 1 }), { maxLength: 3 }),
-          garbage: fc.option(fc.tuple(fc.nat(), garbageLineArb)),
-          cut: fc.option(fc.double({ min: 0, max: 1, noNaN: true })),
-          shuffle: fc.boolean(),
-        })
-        .map(({ order, dups, garbage, cut, shuffle }) => {
-          const picked = shuffle ? [...order] : [...lines];
-          for (const i of dups) picked.push(picked[i % picked.length]!);
-          if (garbage) picked[garbage[0] % picked.length] = garbage[1];
-          let bytes = joinLines(picked, finalNewline);
-          if (cut !== null) bytes = bytes.subarray(0, Math.floor(cut * bytes.length));
-          return bytes;
-        });
-    });
+    const logArb = damagedLogArb(corpus.map((c) => c.bytes));
     await fc.assert(
-      fc.asyncProperty(logArb, async (bytes) => {
-        await expectSamePlan(bytes);
+      fc.asyncProperty(logArb, async ({ bytes, chunkSize }) => {
+        await expectSamePlan(bytes, { chunkSize });
       }),
       { numRuns: 200 },
     );

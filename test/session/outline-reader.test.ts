@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readSessionIndex } from '../../src/session/outline-reader.js';
 import { readSessionLog, type ReadOptions } from '../../src/session/log-reader.js';
 import { indexRecords } from '../../src/session/record-index.js';
-import { garbageLineArb, joinLines, splitLines } from '../support/arbitraries.js';
+import { damagedLogArb } from '../support/arbitraries.js';
 import { listCorpus } from '../support/corpus.js';
 
 const corpus = listCorpus().map((c) => ({ name: c.name, bytes: readFileSync(join(c.dir, 'session.jsonl')) }));
@@ -39,27 +39,7 @@ describe('readSessionIndex', () => {
   }
 
   it('property: damaged, shuffled, duplicated and truncated corpus logs index like a full read', async () => {
-    const caseArb = fc.constantFrom(...corpus.filter((c) => c.bytes.length > 0));
-    const logArb = caseArb.chain((c) => {
-      const { lines, finalNewline } = splitLines(c.bytes);
-      return fc
-        .record({
-          order: fc.shuffledSubarray(lines, { minLength: lines.length, maxLength: lines.length }),
-          dups: fc.array(fc.nat({ max: lines.length - 1 }), { maxLength: 3 }),
-          garbage: fc.option(fc.tuple(fc.nat(), garbageLineArb)),
-          cut: fc.option(fc.double({ min: 0, max: 1, noNaN: true })),
-          chunkSize: fc.constantFrom(1, 5, 64, 4096, 1 << 16),
-          shuffle: fc.boolean(),
-        })
-        .map(({ order, dups, garbage, cut, chunkSize, shuffle }) => {
-          const picked = shuffle ? [...order] : [...lines];
-          for (const i of dups) picked.push(picked[i % picked.length]!);
-          if (garbage) picked[garbage[0] % picked.length] = garbage[1];
-          let bytes = joinLines(picked, finalNewline);
-          if (cut !== null) bytes = bytes.subarray(0, Math.floor(cut * bytes.length));
-          return { bytes, chunkSize };
-        });
-    });
+    const logArb = damagedLogArb(corpus.map((c) => c.bytes));
     await fc.assert(
       fc.asyncProperty(logArb, async ({ bytes, chunkSize }) => {
         await expectSameIndex(bytes, { chunkSize });

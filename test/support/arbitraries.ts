@@ -237,3 +237,30 @@ export const streamArb: fc.Arbitrary<Buffer> = fc
   .map(({ lines, terminated }) =>
     Buffer.concat(lines.flatMap(([line, crlf], i) => (i < lines.length - 1 || terminated ? [line, Buffer.from(crlf ? '\r\n' : '\n')] : [line]))),
   );
+
+/**
+ * A log (say a corpus session) as a crash or a careless copy leaves it: its lines in order
+ * or shuffled, some repeated, one replaced by garbage, cut anywhere; read at some block size.
+ */
+export function damagedLogArb(logs: readonly Buffer[]): fc.Arbitrary<{ bytes: Buffer; chunkSize: number }> {
+  return fc.constantFrom(...logs.filter((b) => b.length > 0)).chain((log) => {
+    const { lines, finalNewline } = splitLines(log);
+    return fc
+      .record({
+        order: fc.shuffledSubarray(lines, { minLength: lines.length, maxLength: lines.length }),
+        dups: fc.array(fc.nat({ max: lines.length - 1 }), { maxLength: 3 }),
+        garbage: fc.option(fc.tuple(fc.nat(), garbageLineArb)),
+        cut: fc.option(fc.double({ min: 0, max: 1, noNaN: true })),
+        chunkSize: fc.constantFrom(1, 5, 64, 4096, 1 << 16),
+        shuffle: fc.boolean(),
+      })
+      .map(({ order, dups, garbage, cut, chunkSize, shuffle }) => {
+        const picked = shuffle ? [...order] : [...lines];
+        for (const i of dups) picked.push(picked[i % picked.length]!);
+        if (garbage) picked[garbage[0] % picked.length] = garbage[1];
+        let bytes = joinLines(picked, finalNewline);
+        if (cut !== null) bytes = bytes.subarray(0, Math.floor(cut * bytes.length));
+        return { bytes, chunkSize };
+      });
+  });
+}
