@@ -465,7 +465,10 @@ async function startup(env: { home: string; project: string }): Promise<void> {
   rows.push({
     section: 'cli',
     name: 'tiny resume: modules loaded',
-    value: `${urls.length} modules (${own} mend, ${urls.filter((u) => u.startsWith('node:')).length} built-in); ${[...packages]
+    // bin/mend.js is CommonJS and runs the bundle through vm.Script: the bundle is one script, not a module here.
+    value: `${urls.length} ESM (${own} mend, ${urls.filter((u) => u.startsWith('node:')).length} built-in) + ${new Set(cjs.filter((c) => !c.startsWith('node:'))).size} CommonJS modules; ${[
+      ...packages,
+    ]
       .sort()
       .map((p) => ((perPackage.get(p) ?? 0) > 5 ? `${p} (${perPackage.get(p)})` : p))
       .join(' ')}`,
