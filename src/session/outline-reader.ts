@@ -28,10 +28,9 @@ import {
   lineText,
   toReadError,
   type ReadOptions,
-  type ReadResult,
 } from './log-reader.js';
 import { OutlineColumns, outlineSource, type SessionOutline } from './outline-columns.js';
-import { indexRecords, type RecordIndex } from './record-index.js';
+import type { RecordIndex } from './record-index.js';
 import type { ChatRecord } from './records.js';
 import { isSessionId } from './session-paths.js';
 
@@ -273,5 +272,3 @@ export async function readSessionIndex(path: string, options: ReadOptions = {}):
 
 /** The outline of a full read: the records themselves (stores that keep no byte ranges). */
 export { wholeOutline } from './outline-columns.js';
-export type { ReadResult };
-export { indexRecords };

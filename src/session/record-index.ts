@@ -1,8 +1,8 @@
 /**
  * The index pass of a session: per record only what the plan rules need (chain
  * links, type, call and result ids), not the records themselves. Stores serve it
- * through SessionStore.readIndex; today it is derived from a full read, and a
- * store may produce it without keeping full records (see the performance notes).
+ * through SessionStore.readIndex: the JSONL store from its outline pass
+ * (outline-reader.ts, no full records kept), the PostgreSQL store from a full read.
  */
 import type { LoadDiagnostic } from './conversation.js';
 import type { ReadResult } from './log-reader.js';

@@ -15,12 +15,10 @@ import { buildSessionRecoveryPlan } from '../../src/recovery/build-plan.js';
 import type { BuildPlanInput, SessionRecoveryPlan } from '../../src/recovery/plan-types.js';
 import { validateProviderHistory } from '../../src/recovery/validate-history.js';
 import { buildConversation } from '../../src/session/conversation-loader.js';
-import type { ReadResult } from '../../src/session/log-reader.js';
-import type { ChatRecord } from '../../src/session/records.js';
 import { loadSession } from '../../src/session/session-loader.js';
 import { historyArb, sessionRecordsArb } from '../support/arbitraries.js';
 import { copyCase, listCorpus } from '../support/corpus.js';
-import { conversationOf } from '../support/history.js';
+import { conversationOf, readOf } from '../support/history.js';
 import { referencePlan, type ReferencePlan } from '../support/reference-plan.js';
 
 /** The fields the reference covers, taken from a real plan. */
@@ -35,17 +33,6 @@ function comparable(plan: SessionRecoveryPlan): ReferencePlan {
       ? { mode: plan.continuation.mode, parts: plan.continuation.parts, syntheticCallIds: plan.continuation.syntheticCallIds }
       : null,
     previousAttempts: plan.previousAttempts,
-  };
-}
-
-function readOf(records: ChatRecord[]): ReadResult {
-  return {
-    records: records.map((record, i) => ({ line: i + 1, record })),
-    diagnostics: [],
-    sessionId: records[0]?.sessionId ?? null,
-    bytes: 0,
-    endsWithNewline: true,
-    lines: records.length,
   };
 }
 

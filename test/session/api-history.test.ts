@@ -1,20 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { buildApiHistory, cloneJson } from '../../src/session/api-history.js';
 import { buildConversation } from '../../src/session/conversation-loader.js';
-import type { ReadResult } from '../../src/session/log-reader.js';
 import type { ChatRecord, Content } from '../../src/session/records.js';
+import { readOf } from '../support/history.js';
 import { assistant, compression, system, toolResult, user } from './helpers.js';
 
 function conversationOf(records: ChatRecord[]) {
-  const read: ReadResult = {
-    records: records.map((record, i) => ({ line: i + 1, record })),
-    diagnostics: [],
-    sessionId: records[0]?.sessionId ?? null,
-    bytes: 0,
-    endsWithNewline: true,
-    lines: records.length,
-  };
-  return buildConversation(read).conversation;
+  return buildConversation(readOf(records)).conversation;
 }
 
 describe('buildApiHistory', () => {

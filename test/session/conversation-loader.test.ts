@@ -1,20 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildConversation } from '../../src/session/conversation-loader.js';
-import type { ReadResult } from '../../src/session/log-reader.js';
 import type { ChatRecord, Content } from '../../src/session/records.js';
+import { readOf } from '../support/history.js';
 import { SID, assistant, compression, system, toolResult, user } from './helpers.js';
-
-function readOf(records: ChatRecord[], extra: Partial<ReadResult> = {}): ReadResult {
-  return {
-    records: records.map((record, i) => ({ line: i + 1, record })),
-    diagnostics: [],
-    sessionId: records[0]?.sessionId ?? null,
-    bytes: 0,
-    endsWithNewline: true,
-    lines: records.length,
-    ...extra,
-  };
-}
 
 const uuids = (records: ChatRecord[]) => records.map((r) => r.uuid);
 const summary: Content[] = [

@@ -31,7 +31,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { cutAt } from './arbitraries.js';
+import { cutAt, joinLines, splitLines } from './arbitraries.js';
 import { buildSessionRecoveryPlan } from '../../src/recovery/build-plan.js';
 import { PLAN_ID_PATTERN } from '../../src/recovery/plan-id.js';
 import type { BuildPlanInput, SessionRecoveryPlan } from '../../src/recovery/plan-types.js';
@@ -546,26 +546,6 @@ function garbage(r: Rng): Buffer {
   return Buffer.concat(pieces);
 }
 
-function splitLines(buf: Buffer): Buffer[] {
-  const lines: Buffer[] = [];
-  let start = 0;
-  for (let nl = buf.indexOf(0x0a); nl !== -1; nl = buf.indexOf(0x0a, start)) {
-    lines.push(buf.subarray(start, nl));
-    start = nl + 1;
-  }
-  if (start < buf.length) lines.push(buf.subarray(start));
-  return lines;
-}
-
-function joinLines(lines: Buffer[], finalNewline: boolean): Buffer {
-  const out: Buffer[] = [];
-  lines.forEach((line, i) => {
-    out.push(line);
-    if (i < lines.length - 1 || finalNewline) out.push(Buffer.from('\n'));
-  });
-  return Buffer.concat(out);
-}
-
 function parseRecord(line: Buffer): Rec | null {
   try {
     const v = JSON.parse(line.toString('utf8')) as unknown;
@@ -580,7 +560,7 @@ function mutateCorpus(r: Rng, corpus: readonly Buffer[]): Buffer {
   let buf = r.pick(corpus);
   const steps = r.range(1, 4);
   for (let k = 0; k < steps; k++) {
-    const lines = splitLines(buf);
+    const lines = splitLines(buf).lines;
     const finalNewline = buf.length > 0 && buf[buf.length - 1] === 0x0a;
     const at = (): number => r.int(lines.length);
     const op = r.pick([
@@ -642,7 +622,7 @@ function mutateCorpus(r: Rng, corpus: readonly Buffer[]): Buffer {
       const j = at();
       [lines[i], lines[j]] = [lines[j]!, lines[i]!];
     } else if (op === 'splice') {
-      const other = splitLines(r.pick(corpus));
+      const other = splitLines(r.pick(corpus)).lines;
       if (other.length > 0) lines.splice(r.int(lines.length + 1), 0, ...other.slice(r.int(other.length)));
     } else {
       // Record-level edits: parse a line, change it, write it back compact.
@@ -853,7 +833,7 @@ export function dispatchInbound(line: FramedLine): string {
 /** What LineFramer must return for `input`, computed line by line without it. */
 export function expectedFraming(input: Buffer, maxLineBytes: number): Array<{ line: number; ok: boolean; code?: string; value?: unknown }> {
   const out: Array<{ line: number; ok: boolean; code?: string; value?: unknown }> = [];
-  const lines = splitLines(input);
+  const lines = splitLines(input).lines;
   lines.forEach((raw, i) => {
     const line = i + 1;
     if (raw.length > maxLineBytes) {

@@ -1,5 +1,6 @@
 /** Terse builders for API histories and conversations in unit tests. */
 import type { ConversationRecord } from '../../src/session/conversation.js';
+import type { ReadResult } from '../../src/session/log-reader.js';
 import type { ChatRecord, Content, Part } from '../../src/session/records.js';
 
 export const text = (t: string): Part => ({ text: t });
@@ -56,5 +57,18 @@ export function conversationOf(
       turnAborted: opts.aborted ? [{ uuid: 'ab', reason: opts.aborted }] : [],
       recoveryRecords: attempts,
     },
+  };
+}
+
+/** A full read that found exactly these records, one per line, in order. */
+export function readOf(records: ChatRecord[], extra: Partial<ReadResult> = {}): ReadResult {
+  return {
+    records: records.map((record, i) => ({ line: i + 1, record })),
+    diagnostics: [],
+    sessionId: records[0]?.sessionId ?? null,
+    bytes: 0,
+    endsWithNewline: true,
+    lines: records.length,
+    ...extra,
   };
 }

@@ -129,7 +129,7 @@ export class JsonlSessionStore implements SessionStore {
   }
 
   async readIndex(ref: SessionRef): Promise<RecordIndex> {
-    // The index pass keeps no records (index-reader.ts); only what RecordIndex names is returned.
+    // From the outline pass (outline-reader.ts): no full records kept; only what RecordIndex names is returned.
     const { sessionId, entries, diagnostics } = await readSessionIndex(ref.location, isSessionId(ref.sessionId) ? { fileSessionId: ref.sessionId } : {});
     return { sessionId, entries, diagnostics };
   }
