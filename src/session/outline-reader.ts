@@ -18,17 +18,7 @@ import { basename } from 'node:path';
 import { MendError } from '../errors.js';
 import type { LoadDiagnostic, ReadRecord } from './conversation.js';
 import { DEFAULT_BLOCK_SIZE, bytesLineBlocks, readLineBlocks, type LineBlocksEnd } from './line-blocks.js';
-import {
-  INVALID,
-  LogAccumulator,
-  MALFORMED,
-  SessionTally,
-  checkLine,
-  isBlank,
-  lineText,
-  toReadError,
-  type ReadOptions,
-} from './log-reader.js';
+import { INVALID, LogAccumulator, MALFORMED, SessionTally, checkLine, isBlank, lineText, toReadError, type ReadOptions } from './log-reader.js';
 import { OutlineColumns, outlineSource, type SessionOutline } from './outline-columns.js';
 import type { RecordIndex } from './record-index.js';
 import type { ChatRecord } from './records.js';
