@@ -15,11 +15,46 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { sessionLogPath } from '../src/session/session-paths.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const outfile = join(root, 'dist', 'cli', 'mend.cjs');
+
+const zodEnglishOnly: Plugin = {
+  // zod's classic API re-exports every locale (`z.locales`); mend uses none but the
+  // default English one, which zod's core imports itself. Some 40 locale modules were
+  // a tenth of the bundle, all evaluated at every start.
+  name: 'zod-english-only',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'zod-locales', pluginData: args.resolveDir } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from './en.js';`,
+      resolveDir: join(args.pluginData as string, '..', 'locales'),
+      loader: 'js',
+    }));
+  },
+};
+
+// The worker thread of a large log's outline pass (src/session/outline-parallel.ts), next
+// to the bundle, where the bundled code looks for it (`./outline-worker.js` from its own
+// URL); dist/cli/package.json makes that .js file CommonJS like the bundle.
+await build({
+  entryPoints: [join(root, 'dist', 'src', 'session', 'outline-worker.js')],
+  outfile: join(root, 'dist', 'cli', 'outline-worker.js'),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  define: { 'import.meta.url': '__mendBundleUrl' },
+  banner: { js: 'var __mendBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  legalComments: 'none',
+  logLevel: 'warning',
+  plugins: [zodEnglishOnly],
+});
+writeFileSync(join(root, 'dist', 'cli', 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
 
 await build({
   entryPoints: [join(root, 'dist', 'src', 'cli', 'main.js')],
@@ -50,22 +85,7 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
   plugins: [
-    {
-      // zod's classic API re-exports every locale (`z.locales`); mend uses none but the
-      // default English one, which zod's core imports itself. Some 40 locale modules were
-      // a tenth of the bundle, all evaluated at every start.
-      name: 'zod-english-only',
-      setup(b) {
-        b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-          /[\\/]zod[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'zod-locales', pluginData: args.resolveDir } : undefined,
-        );
-        b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
-          contents: `export { default as en } from './en.js';`,
-          resolveDir: join(args.pluginData as string, '..', 'locales'),
-          loader: 'js',
-        }));
-      },
-    },
+    zodEnglishOnly,
     {
       // yargs lays out --help and error text with cliui and string-width, whose module
       // bodies (string-width builds a large emoji regex) were a tenth of every start-up:

@@ -22,6 +22,7 @@ import { serializeLine } from '../stream/line-framer.js';
 import { errorFields, resultMessage } from '../stream/result-lines.js';
 import { parseArgs, type OutputFormat, type RunOptions } from './args.js';
 import { faultHookFromEnv } from './fault-hook.js';
+import { outlineFromEnv } from './outline-env.js';
 import { configuredModel, lazyProvider, type ProviderEnv } from './provider-factory.js';
 import { MEND_VERSION } from './version.js';
 
@@ -98,7 +99,13 @@ export async function composeStore(io: MainIo, flag: string | undefined, private
   const home = privateHome ?? (io.env['MEND_HOME'] || join(homedir(), '.mend'));
   const faultHook = faultHookFromEnv(io.env['MEND_FAULT'], (msg) => io.stderr.write(`mend[fault]: ${msg}\n`));
   const warn = (message: string) => io.stderr.write(`mend: warning: ${message}\n`);
-  return openStore(privateHome !== undefined ? 'jsonl' : storeSpec(flag, io.env), io.env, { home, warn, ...(faultHook ? { faultHook } : {}) });
+  const outline = outlineFromEnv(io.env);
+  return openStore(privateHome !== undefined ? 'jsonl' : storeSpec(flag, io.env), io.env, {
+    home,
+    warn,
+    ...(faultHook ? { faultHook } : {}),
+    ...(outline !== undefined ? { outline } : {}),
+  });
 }
 
 export async function compose(io: MainIo, options: ComposeOptions, signal?: AbortSignal): Promise<Composition> {

@@ -22,7 +22,16 @@ export interface LineBlocksEnd {
   lastByte: number;
   /** The bytes after the last '\n' (a last line without its newline), or null. */
   tail: Buffer | null;
+  /** Set when `onBlock` stopped the read (returned false) before the end of the file. */
+  stopped?: true;
 }
+
+/**
+ * Handles a run of complete lines, '\n' included, starting at byte `offset` of the file,
+ * with its raw bytes (a view of the reused buffer: valid only during the call); false
+ * stops the read.
+ */
+export type OnLineBlock = (text: string, offset: number, bytes: Buffer) => boolean | void;
 
 /**
  * Calls `onBlock` with every run of complete lines, '\n' included, in file order, and
@@ -30,11 +39,7 @@ export interface LineBlocksEnd {
  * reused buffer: valid only during the call).
  * I/O errors are thrown as they come (the caller maps them to its own errors).
  */
-export async function readLineBlocks(
-  path: string,
-  onBlock: (text: string, offset: number, bytes: Buffer) => void,
-  blockSize = DEFAULT_BLOCK_SIZE,
-): Promise<LineBlocksEnd> {
+export async function readLineBlocks(path: string, onBlock: OnLineBlock, blockSize = DEFAULT_BLOCK_SIZE): Promise<LineBlocksEnd> {
   const handle = await openRegularFile(path);
   try {
     // Synchronous reads on the opened descriptor: an awaited read per 64 KiB block left the
@@ -49,14 +54,40 @@ export async function readLineBlocks(
 }
 
 /**
+ * The blocks of an open file from byte `position` (a line start) on, read at explicit
+ * positions (another thread may read the same descriptor); offsets are the file's.
+ */
+export function readLineBlocksFrom(fd: number, position: number, onBlock: OnLineBlock, blockSize = DEFAULT_BLOCK_SIZE): Promise<LineBlocksEnd> {
+  let at = position;
+  const read: BlockReader = (buffer, offset, length) => {
+    const n = readSync(fd, buffer, offset, length, at);
+    at += n;
+    return n;
+  };
+  return scanLineBlocks(read, onBlock, blockSize, position);
+}
+
+/**
+ * Where the first line that starts at or after byte `position` starts: right after the
+ * first '\n' from `position - 1` on (the file's size when there is none).
+ */
+export function lineStartFrom(fd: number, position: number): number {
+  if (position === 0) return 0;
+  const buffer = Buffer.allocUnsafe(DEFAULT_BLOCK_SIZE);
+  for (let at = position - 1; ;) {
+    const n = readSync(fd, buffer, 0, buffer.length, at);
+    if (n === 0) return at;
+    const nl = buffer.subarray(0, n).indexOf(0x0a);
+    if (nl !== -1) return at + nl + 1;
+    at += n;
+  }
+}
+
+/**
  * The same blocks from bytes in memory, through the same scanner: tests read thousands
  * of truncated logs without temp files, and still exercise the code a file read runs.
  */
-export function bytesLineBlocks(
-  bytes: Buffer,
-  onBlock: (text: string, offset: number, bytes: Buffer) => void,
-  blockSize = DEFAULT_BLOCK_SIZE,
-): Promise<LineBlocksEnd> {
+export function bytesLineBlocks(bytes: Buffer, onBlock: OnLineBlock, blockSize = DEFAULT_BLOCK_SIZE): Promise<LineBlocksEnd> {
   let position = 0;
   return scanLineBlocks(
     (buffer, at, length) => {
@@ -99,7 +130,8 @@ const YIELD_EVERY_BYTES = 4 << 20;
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-async function scanLineBlocks(read: BlockReader, onBlock: (text: string, offset: number, bytes: Buffer) => void, blockSize: number): Promise<LineBlocksEnd> {
+/** `base`: the file offset of the first byte `read` returns. */
+async function scanLineBlocks(read: BlockReader, onBlock: OnLineBlock, blockSize: number, base = 0): Promise<LineBlocksEnd> {
   let buffer = Buffer.allocUnsafe(Math.max(2 * blockSize, 1 << 10));
   /** Bytes at the front of `buffer` that belong to an unfinished line. */
   let held = 0;
@@ -129,7 +161,8 @@ async function scanLineBlocks(read: BlockReader, onBlock: (text: string, offset:
       held = end;
       continue;
     }
-    onBlock(buffer.toString('utf8', 0, last + 1), bytes - end, buffer.subarray(0, last + 1));
+    if (onBlock(buffer.toString('utf8', 0, last + 1), base + bytes - end, buffer.subarray(0, last + 1)) === false)
+      return { bytes, lastByte, tail: null, stopped: true };
     buffer.copy(buffer, 0, last + 1, end);
     held = end - last - 1;
   }

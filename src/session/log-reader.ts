@@ -71,12 +71,18 @@ export class SessionTally {
   private runLength = 0;
 
   /** Runs of one id are counted locally: a Map lookup per line hashed every fresh id string. */
-  add(sessionId: string): void {
+  add(sessionId: string, records = 1): void {
     if (sessionId !== this.runId) {
       this.flushRun();
       this.runId = sessionId;
     }
-    this.runLength++;
+    this.runLength += records;
+  }
+
+  /** The counts so far, in first-seen order (to be added to another tally of the lines before). */
+  entries(): [string, number][] {
+    this.flushRun();
+    return [...this.counts];
   }
 
   private flushRun(): void {

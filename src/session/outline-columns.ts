@@ -10,7 +10,7 @@ import { isSidechainRecord, readRecordSource, type RecordSource } from './conver
 import type { ReadResult } from './log-reader.js';
 import { isModelEntry, keepsModelEntry } from './model-entry.js';
 import { indexRecords, type RecordIndexEntry } from './record-index.js';
-import { PartsOutliner, partsOf } from './record-outline.js';
+import { PartsOutliner, partsOf, type PartsTemplate } from './record-outline.js';
 import { indexInSorted } from './sorted-index.js';
 import { UuidTable, uuidToWords, wordsToUuid } from './uuid-words.js';
 import { SystemSubtype, isMendVersion, type ChatRecord, type Part, type RecordType } from './records.js';
@@ -116,6 +116,62 @@ class IdPool {
     const start = this.starts[j]!;
     return start < 0 ? undefined : this.bytes.toString('utf8', start, this.ends[j]!);
   }
+
+  data(): IdsData {
+    // The bytes are copied (a Buffer may share its memory); the offsets are transferred.
+    return { bytes: new Uint8Array(this.bytes.subarray(0, this.used)), count: this.count, starts: this.starts, ends: this.ends };
+  }
+
+  /** Appends the ids of another pool. */
+  append(other: IdsData): void {
+    const base = this.used;
+    const first = this.count;
+    this.reserve(first + other.count, base + other.bytes.length);
+    this.bytes.set(other.bytes, base);
+    this.used += other.bytes.length;
+    for (let j = 0; j < other.count; j++) {
+      const start = other.starts[j]!;
+      this.starts[first + j] = start < 0 ? -1 : start + base;
+      this.ends[first + j] = other.ends[j]! + base;
+    }
+    this.count += other.count;
+  }
+}
+
+interface IdsData {
+  bytes: Uint8Array;
+  count: number;
+  starts: Int32Array;
+  ends: Int32Array;
+}
+
+/** The columns of an outline pass as a message to another thread (OutlineColumns.data and .append). */
+export interface ColumnsData {
+  length: number;
+  lineNos: Int32Array;
+  starts: Uint32Array | Float64Array;
+  lengths: Int32Array;
+  uuidWords: Uint32Array;
+  links: Uint8Array;
+  types: Uint8Array;
+  flags: Uint8Array;
+  provenance: Uint8Array;
+  sessions: Int32Array;
+  templates: Int32Array;
+  idsAt: Int32Array;
+  oddUuids: Map<number, string>;
+  otherParents: Map<number, string>;
+  strings: string[];
+  /** The outliner's templates from index 1 on (0 is every outliner's empty template). */
+  partsTemplates: PartsTemplate[];
+  ids: IdsData;
+}
+
+/** The buffers of a ColumnsData to transfer rather than copy. */
+export function columnsTransfer(data: ColumnsData): ArrayBuffer[] {
+  const arrays = [data.lineNos, data.starts, data.lengths, data.uuidWords, data.links, data.types, data.flags, data.provenance];
+  arrays.push(data.sessions, data.templates, data.idsAt, data.ids.starts, data.ids.ends, data.ids.bytes);
+  return arrays.map((a) => a.buffer as ArrayBuffer);
 }
 
 export class OutlineColumns {
@@ -207,6 +263,63 @@ export class OutlineColumns {
     this.flags[i] = flagsOf(record);
     this.idsAt[i] = this.ids.count;
     this.templates[i] = record.type === 'system' ? -1 : this.outliner.template(record.message.parts, this.addId).index;
+  }
+
+  /** The columns as a message (OutlinePass.data); this object is not used after. */
+  data(): ColumnsData {
+    return {
+      length: this.length,
+      lineNos: this.lineNos,
+      starts: this.starts,
+      lengths: this.lengths,
+      uuidWords: this.uuidWords,
+      links: this.links,
+      types: this.types,
+      flags: this.flags,
+      provenance: this.provenance,
+      sessions: this.sessions,
+      templates: this.templates,
+      idsAt: this.idsAt,
+      oddUuids: this.oddUuids,
+      otherParents: this.otherParents,
+      strings: this.strings.list,
+      partsTemplates: this.outliner.list.slice(1),
+      ids: this.ids.data(),
+    };
+  }
+
+  /**
+   * Appends the columns of a pass over the lines right after these (their line numbers
+   * shifted by `lineBase`); the ids, strings and templates they refer to are renumbered.
+   */
+  append(other: ColumnsData, lineBase: number): void {
+    const base = this.length;
+    const n = other.length;
+    if (base + n > this.lineNos.length) this.resize(base + n);
+    if (other.starts instanceof Float64Array && this.starts instanceof Uint32Array) this.starts = Float64Array.from(this.starts);
+    for (let i = 0; i < n; i++) this.lineNos[base + i] = other.lineNos[i]! + lineBase;
+    this.starts.set(other.starts.subarray(0, n), base);
+    this.lengths.set(other.lengths.subarray(0, n), base);
+    this.uuidWords.set(other.uuidWords.subarray(0, 4 * n), 4 * base);
+    this.links.set(other.links.subarray(0, n), base);
+    this.types.set(other.types.subarray(0, n), base);
+    this.flags.set(other.flags.subarray(0, n), base);
+    this.provenance.set(other.provenance.subarray(0, n), base);
+    const stringAt = other.strings.map((s) => this.strings.of(s));
+    for (let i = 0; i < n; i++) this.sessions[base + i] = stringAt[other.sessions[i]!]!;
+    const templateBase = this.outliner.adopt(other.partsTemplates) - 1;
+    const idBase = this.ids.count;
+    for (let i = 0; i < n; i++) {
+      const t = other.templates[i]!;
+      this.templates[base + i] = t <= 0 ? t : t + templateBase;
+      this.idsAt[base + i] = other.idsAt[i]! + idBase;
+    }
+    this.ids.append(other.ids);
+    for (const [i, uuid] of other.oddUuids) this.oddUuids.set(i + base, uuid);
+    for (const [i, parent] of other.otherParents) this.otherParents.set(i + base, parent);
+    this.length += n;
+    // The next line pushed, if any, does not follow the appended ones' last uuid as read here.
+    this.previousUuid = null;
   }
 
   uuid(i: number): string {

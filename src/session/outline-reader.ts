@@ -18,13 +18,16 @@ import { basename } from 'node:path';
 import { MendError } from '../errors.js';
 import type { LoadDiagnostic, ReadRecord } from './conversation.js';
 import { DEFAULT_BLOCK_SIZE, bytesLineBlocks, readLineBlocks, type LineBlocksEnd } from './line-blocks.js';
-import { INVALID, LogAccumulator, MALFORMED, SessionTally, checkLine, isBlank, lineText, toReadError, type ReadOptions } from './log-reader.js';
-import { OutlineColumns, outlineSource, type SessionOutline } from './outline-columns.js';
+import { LogAccumulator, lineText, toReadError, type ReadOptions } from './log-reader.js';
+import { outlineSource, type SessionOutline } from './outline-columns.js';
+import { OutlinePass } from './outline-pass.js';
+import { parallelPass, readsInParallel, type OutlineParallel } from './outline-parallel.js';
 import type { RecordIndex } from './record-index.js';
 import type { ChatRecord } from './records.js';
 import { isSessionId } from './session-paths.js';
 
 export type { SessionOutline } from './outline-columns.js';
+export type { OutlineParallel } from './outline-parallel.js';
 
 /** The source opened again for reading byte ranges, synchronously. */
 interface RangeSource {
@@ -61,8 +64,13 @@ class RangeWindow {
   }
 }
 
+export interface OutlineOptions extends ReadOptions {
+  /** How a large file is read on two threads (outline-parallel.ts; default: from 16 MiB on), or false for one. */
+  parallel?: OutlineParallel | false;
+}
+
 /** The outline pass over a file. */
-export async function readSessionOutline(path: string, options: ReadOptions = {}): Promise<SessionOutline> {
+export async function readSessionOutline(path: string, options: OutlineOptions = {}): Promise<SessionOutline> {
   const ranges: OpenRanges = () => {
     let fd: number;
     try {
@@ -78,13 +86,13 @@ export async function readSessionOutline(path: string, options: ReadOptions = {}
   } catch {
     // Reported by the read itself.
   }
-  return outlineOf((onBlock, blockSize) => readLineBlocks(path, onBlock, blockSize), ranges, options, path, size);
+  return outlineOf((onBlock, blockSize) => readLineBlocks(path, onBlock, blockSize), ranges, options, path, size, options.parallel ?? {});
 }
 
 /** readSessionOutline with the file name's session id, as loadSession reads a path. */
-export function readSessionOutlineAt(path: string): Promise<SessionOutline> {
+export function readSessionOutlineAt(path: string, options: OutlineOptions = {}): Promise<SessionOutline> {
   const stem = basename(path, '.jsonl');
-  return readSessionOutline(path, isSessionId(stem) ? { fileSessionId: stem } : {});
+  return readSessionOutline(path, isSessionId(stem) ? { ...options, fileSessionId: stem } : options);
 }
 
 /** The same pass over bytes in memory, as if they were a file (tests). */
@@ -96,60 +104,33 @@ export function outlineBytes(bytes: Buffer, options: ReadOptions = {}): Promise<
   return outlineOf((onBlock, size) => bytesLineBlocks(bytes, onBlock, size), ranges, options, '<memory>', bytes.length);
 }
 
-type Scan = (onBlock: (text: string, offset: number, bytes: Buffer) => void, blockSize: number) => Promise<LineBlocksEnd>;
+type Scan = (onBlock: (text: string, offset: number, bytes: Buffer) => boolean, blockSize: number) => Promise<LineBlocksEnd>;
 
-/** Lines after which the columns are sized for the whole file. */
-const ESTIMATE_AFTER = 1000;
+/** The outline pass over every line, on one thread. */
+async function singlePass(scan: Scan, sizeHint: number, blockSize: number): Promise<OutlinePass> {
+  const pass = new OutlinePass(sizeHint, sizeHint, true);
+  pass.finish(await scan((text, offset, bytes) => pass.block(text, offset, bytes), blockSize));
+  return pass;
+}
 
-async function outlineOf(scan: Scan, openRanges: OpenRanges, options: ReadOptions, path: string, sizeHint: number): Promise<SessionOutline> {
-  const diagnostics: LoadDiagnostic[] = [];
-  const tally = new SessionTally();
-  // An unknown size (0) keeps 64-bit offsets.
-  const kept = new OutlineColumns(sizeHint > 0 ? sizeHint : Number.MAX_SAFE_INTEGER);
-  let line = 0;
-
-  const handle = (raw: string, start: number, byteLength: number): boolean => {
-    line++;
-    const text = lineText(raw, line);
-    if (isBlank(text)) return true;
-    const record = checkLine(text, line, diagnostics);
-    if (record === MALFORMED) return false;
-    if (record === INVALID) return true;
-    tally.add(record.sessionId);
-    kept.push(record, line, start, start + byteLength);
-    // Columns sized once from the file's size and the first lines, instead of doubling
-    // (which briefly held both copies: a third more memory at the end of a 1M-record pass).
-    if (kept.length === ESTIMATE_AFTER && sizeHint > 0) {
-      const scale = (sizeHint / (start + byteLength + 1)) * 1.05;
-      kept.reserve(Math.ceil(line * scale) + 1024, Math.ceil(kept.ids.count * scale) + 1024, Math.ceil(kept.ids.used * scale) + 4096);
-    }
-    return true;
-  };
-
-  const onBlock = (block: string, offset: number, bytes: Buffer): void => {
-    let start = 0;
-    let byteStart = 0;
-    // Byte offsets come from the raw bytes, found in step with the string's newlines: each
-    // '\n' of the text is a 0x0a byte and no other byte decodes to one, whereas string
-    // lengths differ from byte lengths for non-ASCII text and invalid UTF-8.
-    for (let nl = block.indexOf('\n'); nl !== -1; nl = block.indexOf('\n', start)) {
-      const byteEnd = bytes.indexOf(NEWLINE, byteStart);
-      if (!handle(block.slice(start, nl), offset + byteStart, byteEnd - byteStart)) diagnostics.push({ code: 'malformed_line', line });
-      start = nl + 1;
-      byteStart = byteEnd + 1;
-    }
-  };
-
-  let end: LineBlocksEnd;
+async function outlineOf(
+  scan: Scan,
+  openRanges: OpenRanges,
+  options: OutlineOptions,
+  path: string,
+  sizeHint: number,
+  parallel: OutlineParallel | false = false,
+): Promise<SessionOutline> {
+  const blockSize = options.chunkSize ?? DEFAULT_BLOCK_SIZE;
+  let pass: OutlinePass;
   try {
-    end = await scan(onBlock, options.chunkSize ?? DEFAULT_BLOCK_SIZE);
+    pass = readsInParallel(sizeHint, parallel) ? await parallelPass(path, sizeHint, parallel, blockSize) : await singlePass(scan, sizeHint, blockSize);
   } catch (error) {
     throw toReadError(path, error);
   }
-  if (end.tail !== null) {
-    const tailStart = end.bytes - end.tail.length;
-    if (!handle(end.tail.toString('utf8'), tailStart, end.tail.length)) diagnostics.push({ code: 'torn_tail', line, bytes: end.tail.length });
-  }
+  const { diagnostics, tally, kept } = pass;
+  const line = pass.line;
+  const end = pass.end ?? { bytes: 0, lastByte: -1 };
 
   const sessionId = tally.choose(options.fileSessionId);
   const n = kept.length;
@@ -249,7 +230,7 @@ export interface SessionIndex extends RecordIndex {
 }
 
 /** The index of a log (SessionStore.readIndex), from its outline. */
-export async function readSessionIndex(path: string, options: ReadOptions = {}): Promise<SessionIndex> {
+export async function readSessionIndex(path: string, options: OutlineOptions = {}): Promise<SessionIndex> {
   const outline = await readSessionOutline(path, options);
   return {
     sessionId: outline.read.sessionId,

@@ -87,10 +87,20 @@ function templatePart(part: Obj): TemplatePart {
 export class PartsOutliner {
   private readonly templates = new Map<string, PartsTemplate>();
   /** Every template handed out, by index. */
-  private readonly list: PartsTemplate[] = [Object.freeze({ index: 0, parts: Object.freeze([]), slots: 0, sole: [] })];
+  readonly list: PartsTemplate[] = [Object.freeze({ index: 0, parts: Object.freeze([]), slots: 0, sole: [] })];
 
   at(index: number): PartsTemplate {
     return this.list[index]!;
+  }
+
+  /**
+   * Adds the templates another outliner handed out (from its index 1 on: 0 is the empty
+   * one every outliner has); returns the index the first of them gets here.
+   */
+  adopt(templates: readonly PartsTemplate[]): number {
+    const first = this.list.length;
+    for (const t of templates) this.list.push(Object.freeze({ ...t, index: this.list.length }));
+    return first;
   }
 
   /** The template of these parts; their ids, in slot order, go to `onId`. */

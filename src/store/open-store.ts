@@ -9,6 +9,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { MendError } from '../errors.js';
 import type { WriteFaultHook } from '../session/log-writer.js';
+import type { OutlineParallel } from '../session/outline-reader.js';
 import { JsonlSessionStore } from './jsonl/jsonl-store.js';
 import { isPostgresSpec, redactUrl, type Env, type PgTuning } from './postgres/pg-config.js';
 import type { MigrationResult } from './postgres/pg-migrate.js';
@@ -21,6 +22,8 @@ export interface OpenStoreOptions {
   faultHook?: WriteFaultHook;
   warn?: (message: string) => void;
   tuning?: Partial<PgTuning>;
+  /** The JSONL store's outline pass on a worker thread (JsonlStoreOptions.outline). */
+  outline?: OutlineParallel | false;
 }
 
 /** The store spec in force: the flag, else MEND_STORE, else `jsonl`. */
@@ -31,7 +34,12 @@ export function storeSpec(flag: string | undefined, env: Env): string {
 export async function openStore(spec: string, env: Env, options: OpenStoreOptions = {}): Promise<SessionStore> {
   if (spec === 'jsonl') {
     const home = options.home ?? (env['MEND_HOME'] || join(homedir(), '.mend'));
-    return new JsonlSessionStore({ home, ...(options.faultHook ? { faultHook: options.faultHook } : {}), ...(options.warn ? { warn: options.warn } : {}) });
+    return new JsonlSessionStore({
+      home,
+      ...(options.faultHook ? { faultHook: options.faultHook } : {}),
+      ...(options.warn ? { warn: options.warn } : {}),
+      ...(options.outline !== undefined ? { outline: options.outline } : {}),
+    });
   }
   if (isPostgresSpec(spec)) {
     // Imported only for a PostgreSQL store: `pg` and its helpers are ~15 modules every

@@ -47,6 +47,13 @@ describe.concurrent('crash corpus through `mend --resume <path> -o stream-json` 
     expect(line.action).toBe(plan.canContinue ? 'awaiting_confirmation' : 'none');
     if (c.expected) expect(line.kind).toBe(c.expected.kind);
 
+    // The same line when the outline pass shares the log with the bundled worker thread, in 64-byte chunks.
+    const shared = await mend(sb, ['--resume', sessionPath, '-o', 'stream-json'], { env: { MEND_OUTLINE_CHUNK_BYTES: '64' } });
+    expect(shared.stderr).toBe('');
+    const sharedLine = transcript(shared.stdout).recovery!;
+    expect(summaryFromRecoveryLine(sharedLine)).toEqual(summaryFromRecoveryLine(line));
+    expect(sharedLine.history).toEqual(line.history);
+
     // No lock, no writes: the copy is byte-identical, its folder holds only it, and MEND_HOME has no files.
     expect(readFileSync(sessionPath).equals(before)).toBe(true);
     expect(readdirSync(dirname(sessionPath))).toEqual(['session.jsonl']);

@@ -12,7 +12,7 @@ import { MendError, errorCodeOf, errorMessageOf } from '../../errors.js';
 import type { ActiveWriter } from '../../session/active-writer.js';
 import { readSessionLog, type ReadResult } from '../../session/log-reader.js';
 import type { WriteFaultHook } from '../../session/log-writer.js';
-import { readSessionIndex, readSessionOutline, type SessionOutline } from '../../session/outline-reader.js';
+import { readSessionIndex, readSessionOutline, type OutlineOptions, type OutlineParallel, type SessionOutline } from '../../session/outline-reader.js';
 import type { RecordIndex } from '../../session/record-index.js';
 import { acquireSessionLock, lockHolder, processStartTime } from '../../session/session-lock.js';
 import {
@@ -38,6 +38,8 @@ export interface JsonlStoreOptions {
   now?: () => string;
   /** Where warnings go (a group- or world-writable folder under MEND_HOME). */
   warn?: (message: string) => void;
+  /** How a large log's outline pass uses a worker thread (default: from 16 MiB on), or false for none. */
+  outline?: OutlineParallel | false;
 }
 
 async function isRegularFile(path: string): Promise<boolean> {
@@ -130,12 +132,23 @@ export class JsonlSessionStore implements SessionStore {
 
   async readIndex(ref: SessionRef): Promise<RecordIndex> {
     // From the outline pass (outline-reader.ts): no full records kept; only what RecordIndex names is returned.
-    const { sessionId, entries, diagnostics } = await readSessionIndex(ref.location, isSessionId(ref.sessionId) ? { fileSessionId: ref.sessionId } : {});
+    const { sessionId, entries, diagnostics } = await readSessionIndex(ref.location, this.outlineOptions(ref));
     return { sessionId, entries, diagnostics };
   }
 
   readOutline(ref: SessionRef): Promise<SessionOutline> {
-    return readSessionOutline(ref.location, isSessionId(ref.sessionId) ? { fileSessionId: ref.sessionId } : {});
+    return readSessionOutline(ref.location, this.outlineOptions(ref));
+  }
+
+  private outlineOptions(ref: SessionRef): OutlineOptions {
+    const options: OutlineOptions = isSessionId(ref.sessionId) ? { fileSessionId: ref.sessionId } : {};
+    const outline = this.options.outline ?? {};
+    const warn = this.options.warn;
+    options.parallel =
+      outline === false || warn === undefined
+        ? outline
+        : { ...outline, onWorkerError: (error) => warn(`the outline worker thread failed (${errorMessageOf(error)}); the log was read on one thread`) };
+    return options;
   }
 
   async activeWriter(ref: SessionRef): Promise<ActiveWriter | null> {

@@ -1,0 +1,152 @@
+/**
+ * One outline pass over a run of lines (issue 11): every line parsed and checked as
+ * readSessionLog checks it, each valid record pushed into columns, the session ids
+ * tallied, the damaged lines reported. A whole file is one pass; a large file is
+ * read as several passes over byte ranges on two threads (outline-parallel.ts), whose
+ * results are appended in file order (OutlinePass.append): the same columns, counts
+ * and diagnostics as one pass over the file (test/session/outline-parallel.test.ts).
+ *
+ * Line numbers are counted from the pass's own first line; a pass that does not start
+ * the file strips no byte-order mark (only line 1 of a file can have one), and its
+ * numbers are shifted when it is appended.
+ */
+import type { LoadDiagnostic } from './conversation.js';
+import type { LineBlocksEnd } from './line-blocks.js';
+import { INVALID, MALFORMED, SessionTally, checkLine, isBlank, lineText } from './log-reader.js';
+import { OutlineColumns, type ColumnsData } from './outline-columns.js';
+
+const NEWLINE = 0x0a;
+
+/** Lines after which the columns are sized for the whole file. */
+const ESTIMATE_AFTER = 1000;
+
+/** What a pass hands over to be appended to another (a structured-clone message between threads). */
+export interface PassData {
+  columns: ColumnsData;
+  diagnostics: LoadDiagnostic[];
+  /** Records per session id, in first-seen order. */
+  tally: [string, number][];
+  lines: number;
+  /** Set when the pass read to the end of the file. */
+  end: { bytes: number; lastByte: number } | null;
+}
+
+export class OutlinePass {
+  readonly diagnostics: LoadDiagnostic[] = [];
+  readonly tally = new SessionTally();
+  readonly kept: OutlineColumns;
+  /** Lines handled so far (numbered from 1 at this pass's first line). */
+  line = 0;
+  /** How many chunks a worker read of this pass's lines (outline-parallel.ts; tests and the bench). */
+  workerChunks = 0;
+  /** Where the line starts that `block` stopped before. */
+  stoppedAt = -1;
+  /** Where the file ended, once a pass reached its end. */
+  end: { bytes: number; lastByte: number } | null = null;
+
+  /**
+   * `fileBytes`: the size of the whole file (offset width and column sizing; 0 when
+   * unknown); `estimateBytes`: the bytes this pass's columns are sized for (the whole
+   * file for the pass that keeps the result, its own range for a worker's).
+   */
+  constructor(
+    fileBytes: number,
+    private readonly estimateBytes: number,
+    private readonly startsFile: boolean,
+    private readonly rangeStart = 0,
+  ) {
+    // An unknown size (0) keeps 64-bit offsets.
+    this.kept = new OutlineColumns(fileBytes > 0 ? fileBytes : Number.MAX_SAFE_INTEGER);
+  }
+
+  /** Handles one line (without its '\n') at byte `start`; false when it did not parse as JSON. */
+  handle(raw: string, start: number, byteLength: number): boolean {
+    const line = ++this.line;
+    // lineText strips a byte-order mark on line 1 only: the first line of the file.
+    const text = lineText(raw, this.startsFile ? line : 0);
+    if (isBlank(text)) return true;
+    const record = checkLine(text, line, this.diagnostics);
+    if (record === MALFORMED) return false;
+    if (record === INVALID) return true;
+    this.tally.add(record.sessionId);
+    const kept = this.kept;
+    kept.push(record, line, start, start + byteLength);
+    // Columns sized once from the size and the first lines, instead of doubling
+    // (which briefly held both copies: a third more memory at the end of a 1M-record pass).
+    if (kept.length === ESTIMATE_AFTER && this.estimateBytes > 0) {
+      const scale = (this.estimateBytes / (start - this.rangeStart + byteLength + 1)) * 1.05;
+      kept.reserve(Math.ceil(line * scale) + 1024, Math.ceil(kept.ids.count * scale) + 1024, Math.ceil(kept.ids.used * scale) + 4096);
+    }
+    return true;
+  }
+
+  /**
+   * Handles a run of complete lines ('\n' included) starting at byte `offset` of the
+   * file, with its raw bytes; returns false, and stops before it, at the first line
+   * that starts at or after `range.end` when the range cannot be extended.
+   */
+  block(block: string, offset: number, bytes: Buffer, range: LineRange = WHOLE_FILE): boolean {
+    let start = 0;
+    let byteStart = 0;
+    // Byte offsets come from the raw bytes, found in step with the string's newlines: each
+    // '\n' of the text is a 0x0a byte and no other byte decodes to one, whereas string
+    // lengths differ from byte lengths for non-ASCII text and invalid UTF-8.
+    for (let nl = block.indexOf('\n'); nl !== -1; nl = block.indexOf('\n', start)) {
+      while (offset + byteStart >= range.end) {
+        if (!range.extend()) {
+          this.stoppedAt = offset + byteStart;
+          return false;
+        }
+      }
+      const byteEnd = bytes.indexOf(NEWLINE, byteStart);
+      if (!this.handle(block.slice(start, nl), offset + byteStart, byteEnd - byteStart)) this.diagnostics.push({ code: 'malformed_line', line: this.line });
+      start = nl + 1;
+      byteStart = byteEnd + 1;
+    }
+    return true;
+  }
+
+  /**
+   * The end of the file, reached by a read from byte `base`: a last line without its
+   * newline (torn when it does not parse), the size, the last byte. False, and nothing
+   * handled, when that last line starts past `range` (it is another pass's).
+   */
+  finish(end: LineBlocksEnd, base = 0, range: LineRange = WHOLE_FILE): boolean {
+    if (end.tail !== null) {
+      const tailStart = base + end.bytes - end.tail.length;
+      while (tailStart >= range.end) {
+        if (!range.extend()) {
+          this.stoppedAt = tailStart;
+          return false;
+        }
+      }
+      if (!this.handle(end.tail.toString('utf8'), tailStart, end.tail.length))
+        this.diagnostics.push({ code: 'torn_tail', line: this.line, bytes: end.tail.length });
+    }
+    this.end = { bytes: base + end.bytes, lastByte: end.lastByte };
+    return true;
+  }
+
+  /** This pass as a message (its column buffers to be transferred). */
+  data(): PassData {
+    return { columns: this.kept.data(), diagnostics: this.diagnostics, tally: this.tally.entries(), lines: this.line, end: this.end };
+  }
+
+  /** Appends a pass over the lines right after this one's. */
+  append(next: PassData): void {
+    const base = this.line;
+    this.kept.append(next.columns, base);
+    for (const d of next.diagnostics) this.diagnostics.push('line' in d ? { ...d, line: d.line + base } : d);
+    for (const [id, count] of next.tally) this.tally.add(id, count);
+    this.line += next.lines;
+    if (next.end !== null) this.end = next.end;
+  }
+}
+
+/** The lines a pass reads: those that start before `end`, which `extend` may move on (false: it cannot). */
+export interface LineRange {
+  readonly end: number;
+  extend(): boolean;
+}
+
+const WHOLE_FILE: LineRange = { end: Number.POSITIVE_INFINITY, extend: () => false };
