@@ -10,6 +10,6 @@ export function outlineFromEnv(env: Readonly<Record<string, string | undefined>>
   if (env['MEND_OUTLINE_THREADS'] === '1') return false;
   const chunk = Number(env['MEND_OUTLINE_CHUNK_BYTES'] ?? '');
   // The worker is waited for, so even a tiny log is shared with it (what the tests drive).
-  if (Number.isSafeInteger(chunk) && chunk > 0) return { chunkBytes: chunk, minBytes: 0, startTogether: true };
+  if (Number.isSafeInteger(chunk) && chunk > 0) return { chunkBytes: chunk, minBytes: 0, maxBytes: Number.POSITIVE_INFINITY, startTogether: true };
   return undefined;
 }

@@ -14,7 +14,7 @@ import type { Worker } from 'node:worker_threads';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { planFromOutline } from '../../src/runtime/outline-plan.js';
-import { parallelPass, type WorkerJob } from '../../src/session/outline-parallel.js';
+import { parallelPass, readsInParallel, type WorkerJob } from '../../src/session/outline-parallel.js';
 import { readSessionOutline, type SessionOutline } from '../../src/session/outline-reader.js';
 import { damagedLogArb } from '../support/arbitraries.js';
 import { listCorpus } from '../support/corpus.js';
@@ -65,6 +65,17 @@ async function expectSameOutline(bytes: Buffer, chunkBytes: number, spawn: (job:
 }
 
 describe('the outline pass on two threads', () => {
+  it('is used for logs from 16 MiB to 256 MiB by default, or as configured', () => {
+    expect(readsInParallel(16 * 2 ** 20 - 1, {})).toBe(false);
+    expect(readsInParallel(16 * 2 ** 20, {})).toBe(true);
+    expect(readsInParallel(256 * 2 ** 20, {})).toBe(true);
+    expect(readsInParallel(256 * 2 ** 20 + 1, {})).toBe(false);
+    expect(readsInParallel(100, { minBytes: 0 })).toBe(true);
+    expect(readsInParallel(0, { minBytes: 0 })).toBe(false);
+    expect(readsInParallel(64 * 2 ** 20, false)).toBe(false);
+    expect(readsInParallel(64 * 2 ** 20, undefined)).toBe(false);
+  });
+
   it('shares the chunks: the worker reads lines from the back, the main thread from the front', async () => {
     const first = JSON.parse(corpus[0]!.bytes.toString('utf8').split('\n')[0]!) as Record<string, unknown>;
     const lines = Array.from({ length: 8_000 }, (_, i) => JSON.stringify({ ...first, uuid: `u${i}`, parentUuid: i === 0 ? null : `u${i - 1}` }));
