@@ -48,6 +48,28 @@ const enum Fate {
 
 const pairKey = (id: string, name: string): string => `${id}\u0000${name}`;
 
+/** A counted entry (before RepairOptions.keepFrom) is sent / is a model entry (role). */
+const SENT = 1;
+const MODEL = 2;
+
+/** A part repair of a counted entry, at part number k. */
+interface CountedRepair {
+  k: number;
+  entry: number;
+  repair: RecoveryRepair;
+}
+
+/** What pass 2 keeps of a part in its entry (the part, or what is left of it), or null: pass 2's own rules. */
+function keptOf(part: Part, dropped: boolean): Part | null {
+  if (!dropped && isPlain(part)) {
+    if (!Object.hasOwn(part, 'functionResponse')) return !hasOwnKey(part) || isEmptyPart(part) ? null : part;
+    if (hasOnlyKey(part, 'functionResponse')) return null;
+  }
+  const { functionResponse: _response, ...others } = part;
+  if (dropped) delete others.functionCall;
+  return isEmptyPart(others) ? null : others;
+}
+
 /** The response of a call whose result entry is only counted (before RepairOptions.keepFrom): it is answered. */
 const ANSWERED: Part = Object.freeze({ functionResponse: Object.freeze({ name: '', response: Object.freeze({}) }) });
 
@@ -153,6 +175,16 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
   // Call parts dropped from model entries, by part number.
   const droppedCalls = new Map<number, RecoveryRepair>();
 
+  // Entries before keepFrom are counted, not kept: pass 1 notes what pass 2 decides for
+  // each (is the entry itself sent, is it a model entry) and the part repairs pass 2
+  // lists there, so that pass 2 need not make those entries again (issue 11: a plan over a
+  // 100k-record outline made every entry twice, a third of its time).
+  const counted = new Uint8Array(Math.min(keepFrom, input.length));
+  const countedRepairs: CountedRepair[] = [];
+  /** Call -> the entry of the result taken under another name (counted entries only). */
+  const renamedEntry = new Map<number, number>();
+  let countedParts = 0;
+
   // Pass 1: pair every response with the latest earlier call of the same id.
   // (An empty or thought-only model entry is dropped below, so it separates nothing.)
   // Int32 with a never-reached index for "none": a Float64Array was 8 bytes an entry.
@@ -166,29 +198,46 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
   // (Holes in sparse arrays are skipped, as forEach would; they still take a number.)
   let k = 0;
   for (let entryIndex = 0; entryIndex < input.length; entryIndex++) {
+    if (entryIndex === keepFrom) countedParts = k;
     const entry = input.at(entryIndex);
     if (entry === undefined) continue;
     const parts = entry.parts;
+    const counting = entryIndex < keepFrom;
+    // For a counted entry: how many parts pass 2 keeps, whether all are thoughts, whether it has calls.
+    let keptCount = 0;
+    let keptThoughtsOnly = true;
+    let hasCalls = false;
     if (entry.role === 'model') recentStart = calls.count;
     // Call ids seen in this entry: a short list (entries hold a handful of calls), a set past that.
     let idsInEntry: string[] | Set<string> | undefined;
     for (let partIndex = 0; partIndex < parts.length; partIndex++, k++) {
       const part = parts[partIndex]!;
       if (part === undefined && !(partIndex in parts)) continue;
+      let dropped: RecoveryRepair | undefined;
       if (part.functionCall) {
         const { id, name } = part.functionCall;
         if (entry.role !== 'model') {
-          droppedCalls.set(k, { type: 'dropped_misplaced_call', callId: id ?? '', name });
+          dropped = { type: 'dropped_misplaced_call', callId: id ?? '', name };
         } else if (id === undefined || id === '') {
-          droppedCalls.set(k, { type: 'dropped_call_without_id', name });
+          dropped = { type: 'dropped_call_without_id', name };
         } else if (idsInEntry !== undefined && (Array.isArray(idsInEntry) ? idsInEntry.includes(id) : idsInEntry.has(id))) {
           // Two calls with one id in one response: no result could tell them apart.
-          droppedCalls.set(k, { type: 'dropped_duplicate_call', callId: id, name });
+          dropped = { type: 'dropped_duplicate_call', callId: id, name };
         } else {
           if (idsInEntry === undefined) idsInEntry = [id];
           else if (!Array.isArray(idsInEntry)) idsInEntry.add(id);
           else if (idsInEntry.push(id) > 16) idsInEntry = new Set(idsInEntry);
           callAt[k] = calls.add(id, name, entryIndex) + 1;
+          hasCalls = true;
+        }
+        if (dropped !== undefined) droppedCalls.set(k, dropped);
+      }
+      if (counting) {
+        if (dropped !== undefined) countedRepairs.push({ k, entry: entryIndex, repair: dropped });
+        const kept = keptOf(part, dropped !== undefined);
+        if (kept !== null) {
+          keptCount++;
+          if (!isThoughtPart(kept)) keptThoughtsOnly = false;
         }
       }
       // A part may (corruptly) hold a call and a result at once: both are looked at.
@@ -199,11 +248,14 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
       const call = found?.call;
       if (call === undefined) {
         fates[k] = Fate.Orphan;
+        if (counting) countedRepairs.push({ k, entry: entryIndex, repair: { type: 'dropped_orphan_tool_result', callId: id ?? '', name: response.name } });
       } else if (calls.responses[call] && !(calls.renamedFrom.has(call) && !found!.renamed)) {
         fates[k] = Fate.Duplicate;
+        if (counting) countedRepairs.push({ k, entry: entryIndex, repair: { type: 'dropped_duplicate_tool_result', callId: id ?? '', name: response.name } });
       } else if (found!.renamed) {
         // Sent under its call's name: a provider pairs results with calls by both.
         calls.renamedFrom.set(call, response.name);
+        if (counting) renamedEntry.set(call, entryIndex);
         calls.responseK[call] = k;
         calls.responses[call] =
           calls.entry[call]! < keepFrom ? ANSWERED : { functionResponse: { ...(cloneJson(response) as FunctionResponse), name: calls.names[call]! } };
@@ -212,6 +264,13 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
         // becomes the duplicate.
         if (calls.renamedFrom.has(call)) {
           fates[calls.responseK[call]!] = Fate.Duplicate;
+          const at = renamedEntry.get(call);
+          if (at !== undefined) {
+            // The displaced result was in a counted entry: its repair is listed there.
+            const repair: RecoveryRepair = { type: 'dropped_duplicate_tool_result', callId: calls.ids[call]!, name: calls.renamedFrom.get(call)! };
+            countedRepairs.push({ k: calls.responseK[call]!, entry: at, repair });
+            renamedEntry.delete(call);
+          }
           calls.renamedFrom.delete(call);
           calls.responseEntry[call] = -1;
         }
@@ -233,7 +292,9 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
         fates[k] = adjacent ? Fate.Kept : Fate.Hoisted;
       }
     }
+    if (counting) counted[entryIndex] = (keptCount > 0 && (hasCalls || !keptThoughtsOnly) ? SENT : 0) | (entry.role === 'model' ? MODEL : 0);
   }
+  if (keepFrom >= input.length) countedParts = k;
 
   // Pass 2: rebuild in order, listing repairs as they are met walking forward.
   const history: Content[] = [];
@@ -247,8 +308,39 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
     else skipped++;
   };
 
-  k = 0;
-  for (let entryIndex = 0; entryIndex < input.length; entryIndex++) {
+  // The counted entries, from what pass 1 noted: their repairs in order, their number.
+  countedRepairs.sort((a, b) => a.k - b.k);
+  let nextRepair = 0;
+  let nextCall = 0;
+  for (let entryIndex = 0; entryIndex < counted.length; entryIndex++) {
+    while (nextRepair < countedRepairs.length && countedRepairs[nextRepair]!.entry === entryIndex) repairs.push(countedRepairs[nextRepair++]!.repair);
+    const first = nextCall;
+    while (nextCall < calls.count && calls.entry[nextCall] === entryIndex) nextCall++;
+    if ((counted[entryIndex]! & SENT) === 0) continue;
+    skipped++;
+    if ((counted[entryIndex]! & MODEL) === 0 || first === nextCall) continue;
+    for (let call = first; call < nextCall; call++) listResult(call);
+    skipped++;
+  }
+
+  /** Lists the repair of a call's result (hoisted, renamed, synthesized) and returns the result to send. */
+  function listResult(call: number): Part {
+    const id = calls.ids[call]!;
+    const name = calls.names[call]!;
+    const response = calls.responses[call];
+    if (response) {
+      if (calls.hoisted[call] === 1) repairs.push({ type: 'hoisted_tool_result', callId: id, name });
+      const recordedName = calls.renamedFrom.get(call);
+      if (recordedName !== undefined) repairs.push({ type: 'renamed_tool_result', callId: id, name, recordedName });
+      return response;
+    }
+    repairs.push({ type: 'synthesized_tool_result', callId: id, name });
+    synthesizedCallIds.push(id);
+    return syntheticResultPart(id, name);
+  }
+
+  k = countedParts;
+  for (let entryIndex = counted.length; entryIndex < input.length; entryIndex++) {
     const entry = input.at(entryIndex);
     if (entry === undefined) continue;
     if (entryIndex >= keepFrom) keeping = true;
@@ -318,23 +410,7 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
       }
     }
 
-    const results: Part[] = [];
-    for (const call of entryCalls) {
-      const id = calls.ids[call]!;
-      const name = calls.names[call]!;
-      const response = calls.responses[call];
-      if (response) {
-        if (calls.hoisted[call] === 1) repairs.push({ type: 'hoisted_tool_result', callId: id, name });
-        const recordedName = calls.renamedFrom.get(call);
-        if (recordedName !== undefined) repairs.push({ type: 'renamed_tool_result', callId: id, name, recordedName });
-        results.push(response);
-      } else {
-        repairs.push({ type: 'synthesized_tool_result', callId: id, name });
-        synthesizedCallIds.push(id);
-        results.push(syntheticResultPart(id, name));
-      }
-    }
-    emit({ role: 'user', parts: results });
+    emit({ role: 'user', parts: entryCalls.map(listResult) });
   }
 
   const result: RepairResult = { history, repairs, synthesizedCallIds };

@@ -1,7 +1,10 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { repairHistory } from '../../src/recovery/repair-history.js';
 import { SYNTHETIC_RESULT_REASON } from '../../src/recovery/synthetic-result.js';
 import { validateProviderHistory } from '../../src/recovery/validate-history.js';
+import type { Content } from '../../src/session/records.js';
+import { historyArb, plainHistoryArb } from '../support/arbitraries.js';
 import { call, model, result, text, user } from '../support/history.js';
 
 describe('repairHistory', () => {
@@ -92,5 +95,33 @@ describe('repairHistory', () => {
     const r = repairHistory([model(call('c1'), call('c1', 'read_file')), user(result('c1'))]);
     expect(r.repairs).toEqual([{ type: 'dropped_duplicate_call', callId: 'c1', name: 'read_file' }]);
     expect(validateProviderHistory(r.history)).toEqual({ ok: true });
+  });
+});
+
+describe('repairHistory with keepFrom (a plan over an outline counts what comes before its tail)', () => {
+  it('property: the same repairs and synthesized ids, the entries before counted, the rest equal, for every keepFrom', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(historyArb, plainHistoryArb).chain((h) => fc.tuple(fc.constant(h), fc.integer({ min: 0, max: h.length }))),
+        ([history, keepFrom]) => {
+          const full = repairHistory(history, { shareUnchanged: true });
+          const part = repairHistory(history, { shareUnchanged: true, keepFrom });
+          expect(part.repairs).toEqual(full.repairs);
+          expect(part.synthesizedCallIds).toEqual(full.synthesizedCallIds);
+          expect(part.skipped! + part.history.length).toBe(full.history.length);
+          expect(part.history).toEqual(full.history.slice(part.skipped));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('counts a sparse history (holes skipped) the same way', () => {
+    // eslint-disable-next-line no-sparse-arrays
+    const h = [model(call('c1')), , user(result('c1')), model(text('ok'))] as Content[];
+    for (let keepFrom = 0; keepFrom <= h.length; keepFrom++) {
+      const r = repairHistory(h, { shareUnchanged: true, keepFrom });
+      expect(r.skipped! + r.history.length).toBe(3);
+    }
   });
 });
