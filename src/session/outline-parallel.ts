@@ -44,7 +44,11 @@ export interface OutlineParallel {
 
 /** What the worker is given. */
 export interface WorkerJob {
-  path: string;
+  /**
+   * The main thread's descriptor of the log (threads share the process's descriptors):
+   * both read the same file even if the path is renamed over meanwhile.
+   */
+  fd: number;
   /** The file's size when the read began (chunks cover it; the last runs on to the end). */
   size: number;
   chunkBytes: number;
@@ -75,13 +79,12 @@ export async function parallelPass(path: string, size: number, parallel: Outline
   const chunkBytes = Math.max(1, parallel.chunkBytes ?? DEFAULT_CHUNK_BYTES);
   const chunks = Math.ceil(size / chunkBytes);
   const claims = new ChunkClaims(chunks);
-  const job: WorkerJob = { path, size, chunkBytes, chunks, claims: claims.buffer, blockSize };
-  const worker = startWorker(parallel.spawn ?? defaultSpawn, job);
-
-  if (parallel.startTogether === true) await claims.whenReady(() => worker.settled);
-  const pass = new OutlinePass(size, size, true);
   const fd = openSync(path, 'r');
+  const job: WorkerJob = { fd, size, chunkBytes, chunks, claims: claims.buffer, blockSize };
+  const worker = startWorker(parallel.spawn ?? defaultSpawn, job);
   try {
+    if (parallel.startTogether === true) await claims.whenReady(() => worker.settled);
+    const pass = new OutlinePass(size, size, true);
     // Chunks come from the front one after another, so the range only moves on.
     const range = {
       end: limitAfter(claims.front(), chunks, chunkBytes),
@@ -119,7 +122,10 @@ export async function parallelPass(path: string, size: number, parallel: Outline
     pass.finish(end, from);
     return pass;
   } finally {
-    closeSync(fd);
+    // Closed once the worker reads no more: a descriptor closed under it could be reused
+    // for another file before it notices.
+    if (worker.settled) closeSync(fd);
+    else void worker.exited.then(() => closeSync(fd));
   }
 }
 
@@ -138,6 +144,8 @@ function coversFrom(result: WorkerResult, front: number, chunks: number): boolea
 
 interface StartedWorker {
   result: Promise<WorkerResult>;
+  /** Resolves when the worker thread has stopped (or never started). */
+  exited: Promise<void>;
   /** Whether `result` is settled. */
   readonly settled: boolean;
   /** Stops a worker whose chunks are not needed (its end is then not an error). */
@@ -147,11 +155,21 @@ interface StartedWorker {
 function startWorker(spawn: (job: WorkerJob) => Worker, job: WorkerJob): StartedWorker {
   let worker: Worker | null = null;
   let settled = false;
+  let exit = (): void => {};
+  const exited = new Promise<void>((resolve) => (exit = resolve));
   const result = new Promise<WorkerResult>((resolve, reject) => {
-    worker = spawn(job);
+    try {
+      worker = spawn(job);
+    } catch (error) {
+      exit();
+      throw error;
+    }
     worker.once('message', (message: WorkerResult) => resolve(message));
     worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`outline worker exited (${code}) without a result`)));
+    worker.once('exit', (code) => {
+      exit();
+      reject(new Error(`outline worker exited (${code}) without a result`));
+    });
   });
   result.then(
     () => (settled = true),
@@ -159,6 +177,7 @@ function startWorker(spawn: (job: WorkerJob) => Worker, job: WorkerJob): Started
   );
   return {
     result,
+    exited,
     get settled() {
       return settled;
     },
@@ -173,26 +192,22 @@ export async function readBackChunks(job: WorkerJob): Promise<{ result: WorkerRe
   const claims = new ChunkClaims(job.claims);
   const passes: WorkerResult['passes'] = [];
   const transfer: ArrayBuffer[] = [];
-  const fd = openSync(job.path, 'r');
+  const fd = job.fd;
   claims.ready();
-  try {
-    for (let chunk = claims.back(); chunk >= 0; chunk = claims.back()) {
-      const from = chunk * job.chunkBytes;
-      const limit = limitAfter(chunk, job.chunks, job.chunkBytes);
-      const begin = lineStartFrom(fd, from);
-      const pass = new OutlinePass(job.size, job.chunkBytes, chunk === 0, begin);
-      if (begin < limit) {
-        const range = { end: limit, extend: () => false };
-        const end = await readLineBlocksFrom(fd, begin, (text, offset, bytes) => pass.block(text, offset, bytes, range), job.blockSize);
-        // A pass that read to the end of the file knows its end (one that found no line there does not).
-        if (end.stopped !== true && end.bytes > 0) pass.finish(end, begin, range);
-      }
-      const data = pass.data();
-      passes.push({ ...data, chunk });
-      transfer.push(...columnsTransfer(data.columns));
+  for (let chunk = claims.back(); chunk >= 0; chunk = claims.back()) {
+    const from = chunk * job.chunkBytes;
+    const limit = limitAfter(chunk, job.chunks, job.chunkBytes);
+    const begin = lineStartFrom(fd, from);
+    const pass = new OutlinePass(job.size, job.chunkBytes, chunk === 0, begin);
+    if (begin < limit) {
+      const range = { end: limit, extend: () => false };
+      const end = await readLineBlocksFrom(fd, begin, (text, offset, bytes) => pass.block(text, offset, bytes, range), job.blockSize);
+      // A pass that read to the end of the file knows its end (one that found no line there does not).
+      if (end.stopped !== true && end.bytes > 0) pass.finish(end, begin, range);
     }
-  } finally {
-    closeSync(fd);
+    const data = pass.data();
+    passes.push({ ...data, chunk });
+    transfer.push(...columnsTransfer(data.columns));
   }
   return { result: { passes }, transfer };
 }
