@@ -5,35 +5,12 @@
  * plus ids (record-outline.ts). No object per record: at 1M records every object and
  * repeated string costs tens of megabytes the outline pass exists to save.
  */
-import type { ReadRecord } from './conversation.js';
-import { isSidechainRecord, readRecordSource, type RecordSource } from './conversation-loader.js';
-import type { ReadResult } from './log-reader.js';
+import { isSidechainRecord } from './conversation-loader.js';
 import { isModelEntry, keepsModelEntry } from './model-entry.js';
-import { indexRecords, type RecordIndexEntry } from './record-index.js';
+import { IdPool, StringTable, grow, type IdsData } from './outline-pools.js';
 import { PartsOutliner, partsOf, type PartsTemplate } from './record-outline.js';
-import { indexInSorted } from './sorted-index.js';
 import { UuidTable, uuidToWords, wordsToUuid } from './uuid-words.js';
 import { SystemSubtype, isMendVersion, type ChatRecord, type Part, type RecordType } from './records.js';
-
-/** What a plan is built from: a store's records by index, with their parts as the plan rules see them. */
-export interface SessionOutline {
-  /** What readSessionLog returns, but the records. */
-  read: Omit<ReadResult, 'records'>;
-  /** The session's records (fragments merged), in file order, for the loader. */
-  source: RecordSource;
-  /** The parts of record `i` as the plan rules see them (outlines of the record's parts), or null for a system record. */
-  outlineParts(i: number): readonly Part[] | null;
-  /** The cwd record `i` names, if any. */
-  cwd(i: number): string | undefined;
-  /** The number of parts of record `i` (0 for a system record). */
-  partCount(i: number): number;
-  /** Whether record `i` is a model entry that stays one after the repair (model-entry.ts keepsModelEntry). */
-  keepsModelEntry(i: number): boolean;
-  /** SessionStore.readIndex's entries. */
-  indexEntries(): RecordIndexEntry[];
-  /** Set when the store has no outline pass: its full read (records whole). */
-  whole?: ReadResult;
-}
 
 const TYPES: readonly RecordType[] = ['user', 'assistant', 'tool_result', 'system'];
 const SIDECHAIN = 1;
@@ -51,99 +28,6 @@ const PARENT_NULL = 2;
 const PARENT_PREVIOUS = 4;
 /** The parent is in `otherParents`. */
 const PARENT_OTHER = 8;
-
-function grow<T extends Int32Array | Float64Array | Uint8Array | Uint32Array>(a: T, size: number, make: (n: number) => T): T {
-  if (size <= a.length) return a;
-  const b = make(size);
-  b.set(a);
-  return b;
-}
-
-/** Strings that repeat (session ids, cwds, subtypes) as small numbers. */
-class StringTable {
-  readonly list: string[] = [];
-  private readonly index = new Map<string, number>();
-
-  /** The number of `s`; `hint` (the number the same column had on the line before) is tried first. */
-  of(s: string, hint = -1): number {
-    if (hint >= 0 && this.list[hint] === s) return hint;
-    let i = this.index.get(s);
-    if (i === undefined) {
-      i = this.list.push(s) - 1;
-      this.index.set(s, i);
-    }
-    return i;
-  }
-}
-
-/** The ids of calls and results as UTF-8 in one growing buffer: no string kept per id. */
-class IdPool {
-  private bytes = Buffer.allocUnsafe(1 << 16);
-  used = 0;
-  starts = new Int32Array(1024);
-  ends = new Int32Array(1024);
-  count = 0;
-
-  reserve(count: number, bytes = 0): void {
-    if (bytes > this.bytes.length) {
-      const bigger = Buffer.allocUnsafe(bytes);
-      this.bytes.copy(bigger, 0, 0, this.used);
-      this.bytes = bigger;
-    }
-    if (count <= this.starts.length) return;
-    this.starts = grow(this.starts, count, (n) => new Int32Array(n));
-    this.ends = grow(this.ends, count, (n) => new Int32Array(n));
-  }
-
-  add(id: string | undefined): void {
-    const j = this.count++;
-    if (j === this.starts.length) this.reserve(2 * j);
-    if (id === undefined) {
-      this.starts[j] = -1;
-      return;
-    }
-    if (this.used + 3 * id.length > this.bytes.length) {
-      const bigger = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + 3 * id.length));
-      this.bytes.copy(bigger, 0, 0, this.used);
-      this.bytes = bigger;
-    }
-    this.starts[j] = this.used;
-    this.used += this.bytes.write(id, this.used, 'utf8');
-    this.ends[j] = this.used;
-  }
-
-  at(j: number): string | undefined {
-    const start = this.starts[j]!;
-    return start < 0 ? undefined : this.bytes.toString('utf8', start, this.ends[j]!);
-  }
-
-  data(): IdsData {
-    // The bytes are copied (a Buffer may share its memory); the offsets are transferred.
-    return { bytes: new Uint8Array(this.bytes.subarray(0, this.used)), count: this.count, starts: this.starts, ends: this.ends };
-  }
-
-  /** Appends the ids of another pool. */
-  append(other: IdsData): void {
-    const base = this.used;
-    const first = this.count;
-    this.reserve(first + other.count, base + other.bytes.length);
-    this.bytes.set(other.bytes, base);
-    this.used += other.bytes.length;
-    for (let j = 0; j < other.count; j++) {
-      const start = other.starts[j]!;
-      this.starts[first + j] = start < 0 ? -1 : start + base;
-      this.ends[first + j] = other.ends[j]! + base;
-    }
-    this.count += other.count;
-  }
-}
-
-interface IdsData {
-  bytes: Uint8Array;
-  count: number;
-  starts: Int32Array;
-  ends: Int32Array;
-}
 
 /** The columns of an outline pass as a message to another thread (OutlineColumns.data and .append). */
 export interface ColumnsData {
@@ -322,6 +206,42 @@ export class OutlineColumns {
     this.previousUuid = null;
   }
 
+  type(i: number): RecordType {
+    return TYPES[this.types[i]!]!;
+  }
+
+  isCompression(i: number): boolean {
+    return (this.flags[i]! & COMPRESSION) !== 0;
+  }
+
+  isSidechain(i: number): boolean {
+    return (this.flags[i]! & SIDECHAIN) !== 0;
+  }
+
+  isModel(i: number): boolean {
+    return (this.flags[i]! & MODEL) !== 0;
+  }
+
+  /** A model entry that stays one after the repair (model-entry.ts keepsModelEntry). */
+  keepsModelEntry(i: number): boolean {
+    return (this.flags[i]! & KEEPS_MODEL) !== 0;
+  }
+
+  /** Whether the record names a cwd (read from the full record when asked for). */
+  hasCwd(i: number): boolean {
+    return (this.flags[i]! & HAS_CWD) !== 0;
+  }
+
+  hasSubtype(i: number): boolean {
+    return (this.flags[i]! & HAS_SUBTYPE) !== 0;
+  }
+
+  /** The number of parts of line i (0 for a system record). */
+  partCount(i: number): number {
+    const t = this.templates[i]!;
+    return t < 0 ? 0 : this.outliner.at(t).parts.length;
+  }
+
   uuid(i: number): string {
     return (this.links[i]! & ODD_UUID) !== 0 ? this.oddUuids.get(i)! : wordsToUuid(this.uuidWords, 4 * i);
   }
@@ -399,173 +319,4 @@ function flagsOf(record: ChatRecord): number {
   if (typeof record.cwd === 'string') flags |= HAS_CWD;
   if (typeof record.subtype === 'string') flags |= HAS_SUBTYPE;
   return flags;
-}
-
-/**
- * The outline over columns. `records` are the kept indices of the session's records;
- * `merged` holds the whole merged record of a fragmented uuid at its first line's index.
- */
-export function outlineSource(
-  kept: OutlineColumns,
-  records: Int32Array,
-  merged: ReadonlyMap<number, ReadRecord>,
-  fullRecords: (kept: readonly number[]) => ChatRecord[],
-  read: Omit<ReadResult, 'records'>,
-): SessionOutline {
-  let table: UuidTable | null = null;
-  const isMerged = new Uint8Array(kept.length);
-  for (const k of merged.keys()) isMerged[k] = 1;
-  // Merged records answer from the record itself, through the full read's own source.
-  const mergedAt = (k: number): ReadRecord => merged.get(k)!;
-  const one = (k: number): RecordSource => readRecordSource([mergedAt(k)]);
-  /** The session record at kept line k, or -1 (records are in line order). */
-  const recordAt = (k: number): number => indexInSorted(records, k);
-  const source: RecordSource = {
-    count: records.length,
-    uuid: (i) => kept.uuid(records[i]!),
-    parentUuid: (i) => {
-      const k = records[i]!;
-      return isMerged[k] === 1 ? mergedAt(k).record.parentUuid : kept.parentUuid(k);
-    },
-    isParent: (i, j) => {
-      const k = records[i]!;
-      return isMerged[k] === 1 ? mergedAt(k).record.parentUuid === kept.uuid(records[j]!) : kept.isParent(k, records[j]!);
-    },
-    find: (uuid) => {
-      // Built on the first jump in the chain only (ordinary logs have none): 8 MB at 1M records.
-      if (table === null) {
-        table = kept.uuidTable(records.length);
-        for (let i = 0; i < records.length; i++) table.findOrAdd(records[i]!);
-      }
-      const k = table.find(uuid);
-      return k < 0 ? -1 : recordAt(k);
-    },
-    lastLine: (i) => {
-      const k = records[i]!;
-      return isMerged[k] === 1 ? one(k).lastLine(0) : kept.lineNos[k]!;
-    },
-    type: (i) => {
-      const k = records[i]!;
-      return isMerged[k] === 1 ? mergedAt(k).record.type : TYPES[kept.types[k]!]!;
-    },
-    isCompression: (i) => {
-      const k = records[i]!;
-      return isMerged[k] === 1 ? one(k).isCompression(0) : (kept.flags[k]! & COMPRESSION) !== 0;
-    },
-    isSidechain: (i) => {
-      const k = records[i]!;
-      return isMerged[k] === 1 ? one(k).isSidechain(0) : (kept.flags[k]! & SIDECHAIN) !== 0;
-    },
-    isModel: (i) => {
-      const k = records[i]!;
-      return isMerged[k] === 1 ? one(k).isModel(0) : (kept.flags[k]! & MODEL) !== 0;
-    },
-    provenance: (i) => {
-      const k = records[i]!;
-      return isMerged[k] === 1 ? one(k).provenance(0) : (kept.provenance[k] as 0 | 1 | 2);
-    },
-    full: (indices) => {
-      // Lines are read back in one pass through the file; merged records are at hand.
-      const ks = indices.map((i) => records[i]!);
-      const lines = fullRecords(ks.filter((k) => isMerged[k] === 0));
-      let next = 0;
-      return ks.map((k) => (isMerged[k] === 1 ? mergedAt(k).record : lines[next++]!));
-    },
-  };
-  return {
-    read,
-    source,
-    outlineParts: (i) => {
-      const k = records[i]!;
-      if (isMerged[k] === 1) {
-        const r = mergedAt(k).record;
-        return r.type === 'system' ? null : r.message.parts;
-      }
-      return kept.outlineParts(k);
-    },
-    partCount: (i) => {
-      const k = records[i]!;
-      if (isMerged[k] === 1) {
-        const r = mergedAt(k).record;
-        return r.type === 'system' ? 0 : r.message.parts.length;
-      }
-      const t = kept.templates[k]!;
-      return t < 0 ? 0 : kept.outliner.at(t).parts.length;
-    },
-    keepsModelEntry: (i) => {
-      const k = records[i]!;
-      if (isMerged[k] === 1) {
-        const r = mergedAt(k).record;
-        return r.type === 'assistant' && keepsModelEntry(r.message.parts);
-      }
-      return (kept.flags[k]! & KEEPS_MODEL) !== 0;
-    },
-    cwd: (i) => {
-      const k = records[i]!;
-      if (isMerged[k] === 1) {
-        const cwd = mergedAt(k).record.cwd;
-        return typeof cwd === 'string' ? cwd : undefined;
-      }
-      if ((kept.flags[k]! & HAS_CWD) === 0) return undefined;
-      const cwd = fullRecords([k])[0]!.cwd;
-      return typeof cwd === 'string' ? cwd : undefined;
-    },
-    indexEntries: () => {
-      const entries: RecordIndexEntry[] = [];
-      const withSubtype: number[] = [];
-      for (let i = 0; i < records.length; i++) if (isMerged[records[i]!] === 0 && (kept.flags[records[i]!]! & HAS_SUBTYPE) !== 0) withSubtype.push(records[i]!);
-      const subtypes = new Map<number, string>();
-      fullRecords(withSubtype).forEach((r, n) => subtypes.set(withSubtype[n]!, r.subtype!));
-      for (let i = 0; i < records.length; i++) {
-        const k = records[i]!;
-        if (isMerged[k] === 1) {
-          entries.push(indexRecords({ ...read, records: [mergedAt(k)] }).entries[0]!);
-          continue;
-        }
-        const { callIds, resultIds } = kept.callAndResultIds(k);
-        const entry: RecordIndexEntry = {
-          position: kept.lineNos[k]!,
-          uuid: kept.uuid(k),
-          parentUuid: kept.parentUuid(k),
-          type: TYPES[kept.types[k]!]!,
-          callIds: callIds.length === 0 ? NO_IDS : callIds,
-          resultIds: resultIds.length === 0 ? NO_IDS : resultIds,
-          mend: kept.provenance[k] === 1,
-        };
-        const subtype = subtypes.get(k);
-        if (subtype !== undefined) entry.subtype = subtype;
-        entries.push(entry);
-      }
-      return entries;
-    },
-  };
-}
-
-const NO_IDS: readonly string[] = Object.freeze([]);
-
-/** The outline of a full read (a store that keeps no byte ranges): the records themselves. */
-export function wholeOutline(read: ReadResult): SessionOutline {
-  const { records, ...rest } = read;
-  return {
-    read: rest,
-    source: readRecordSource(records),
-    outlineParts: (i) => {
-      const r = records[i]!.record;
-      return r.type === 'system' ? null : r.message.parts;
-    },
-    cwd: (i) => {
-      const cwd = records[i]!.record.cwd;
-      return typeof cwd === 'string' ? cwd : undefined;
-    },
-    partCount: (i) => {
-      const r = records[i]!.record;
-      return r.type === 'system' ? 0 : r.message.parts.length;
-    },
-    keepsModelEntry: (i) => {
-      const r = records[i]!.record;
-      return r.type === 'assistant' && keepsModelEntry(r.message.parts);
-    },
-    indexEntries: () => indexRecords(read).entries,
-    whole: read,
-  };
 }

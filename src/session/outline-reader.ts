@@ -19,14 +19,14 @@ import { MendError } from '../errors.js';
 import type { LoadDiagnostic, ReadRecord } from './conversation.js';
 import { DEFAULT_BLOCK_SIZE, bytesLineBlocks, readLineBlocks, type LineBlocksEnd } from './line-blocks.js';
 import { LogAccumulator, lineText, toReadError, type ReadOptions } from './log-reader.js';
-import { outlineSource, type SessionOutline } from './outline-columns.js';
+import { outlineSource, type SessionOutline } from './outline-source.js';
 import { OutlinePass } from './outline-pass.js';
 import { parallelPass, readsInParallel, type OutlineParallel } from './outline-parallel.js';
 import type { RecordIndex } from './record-index.js';
 import type { ChatRecord } from './records.js';
 import { isSessionId } from './session-paths.js';
 
-export type { SessionOutline } from './outline-columns.js';
+export type { SessionOutline } from './outline-source.js';
 export type { OutlineParallel } from './outline-parallel.js';
 
 /** The source opened again for reading byte ranges, synchronously. */
@@ -242,4 +242,4 @@ export async function readSessionIndex(path: string, options: OutlineOptions = {
 }
 
 /** The outline of a full read: the records themselves (stores that keep no byte ranges). */
-export { wholeOutline } from './outline-columns.js';
+export { wholeOutline } from './outline-source.js';

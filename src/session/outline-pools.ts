@@ -1,0 +1,99 @@
+/**
+ * The pools an outline's columns point into (issue 11): strings that repeat (session
+ * ids) as small numbers, and the ids of calls and results as UTF-8 in one buffer, so
+ * that a 1M-record outline keeps no string per record.
+ */
+
+/** `a` itself when it holds `size`, else a copy of it with room for `size`. */
+export function grow<T extends Int32Array | Float64Array | Uint8Array | Uint32Array>(a: T, size: number, make: (n: number) => T): T {
+  if (size <= a.length) return a;
+  const b = make(size);
+  b.set(a);
+  return b;
+}
+
+/** Strings that repeat (session ids, cwds, subtypes) as small numbers. */
+export class StringTable {
+  readonly list: string[] = [];
+  private readonly index = new Map<string, number>();
+
+  /** The number of `s`; `hint` (the number the same column had on the line before) is tried first. */
+  of(s: string, hint = -1): number {
+    if (hint >= 0 && this.list[hint] === s) return hint;
+    let i = this.index.get(s);
+    if (i === undefined) {
+      i = this.list.push(s) - 1;
+      this.index.set(s, i);
+    }
+    return i;
+  }
+}
+
+/** The ids of calls and results as UTF-8 in one growing buffer: no string kept per id. */
+export class IdPool {
+  private bytes = Buffer.allocUnsafe(1 << 16);
+  used = 0;
+  starts = new Int32Array(1024);
+  ends = new Int32Array(1024);
+  count = 0;
+
+  reserve(count: number, bytes = 0): void {
+    if (bytes > this.bytes.length) {
+      const bigger = Buffer.allocUnsafe(bytes);
+      this.bytes.copy(bigger, 0, 0, this.used);
+      this.bytes = bigger;
+    }
+    if (count <= this.starts.length) return;
+    this.starts = grow(this.starts, count, (n) => new Int32Array(n));
+    this.ends = grow(this.ends, count, (n) => new Int32Array(n));
+  }
+
+  add(id: string | undefined): void {
+    const j = this.count++;
+    if (j === this.starts.length) this.reserve(2 * j);
+    if (id === undefined) {
+      this.starts[j] = -1;
+      return;
+    }
+    if (this.used + 3 * id.length > this.bytes.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + 3 * id.length));
+      this.bytes.copy(bigger, 0, 0, this.used);
+      this.bytes = bigger;
+    }
+    this.starts[j] = this.used;
+    this.used += this.bytes.write(id, this.used, 'utf8');
+    this.ends[j] = this.used;
+  }
+
+  at(j: number): string | undefined {
+    const start = this.starts[j]!;
+    return start < 0 ? undefined : this.bytes.toString('utf8', start, this.ends[j]!);
+  }
+
+  data(): IdsData {
+    // The bytes are copied (a Buffer may share its memory); the offsets are transferred.
+    return { bytes: new Uint8Array(this.bytes.subarray(0, this.used)), count: this.count, starts: this.starts, ends: this.ends };
+  }
+
+  /** Appends the ids of another pool. */
+  append(other: IdsData): void {
+    const base = this.used;
+    const first = this.count;
+    this.reserve(first + other.count, base + other.bytes.length);
+    this.bytes.set(other.bytes, base);
+    this.used += other.bytes.length;
+    for (let j = 0; j < other.count; j++) {
+      const start = other.starts[j]!;
+      this.starts[first + j] = start < 0 ? -1 : start + base;
+      this.ends[first + j] = other.ends[j]! + base;
+    }
+    this.count += other.count;
+  }
+}
+
+export interface IdsData {
+  bytes: Uint8Array;
+  count: number;
+  starts: Int32Array;
+  ends: Int32Array;
+}
