@@ -104,7 +104,6 @@ export async function parallelPass(path: string, size: number, parallel: Outline
       // Every line started in the chunks read here: the worker has none. One that started
       // late is not waited for; one that already failed is reported.
       if (worker.settled) await worker.result.catch(failed);
-      else worker.dismiss();
       return pass;
     }
     const front = Math.round(range.end / chunkBytes);
@@ -123,9 +122,13 @@ export async function parallelPass(path: string, size: number, parallel: Outline
     return pass;
   } finally {
     // Closed once the worker reads no more: a descriptor closed under it could be reused
-    // for another file before it notices.
+    // for another file before it notices. A worker still running (its chunks not needed,
+    // or this read failed) is stopped first.
     if (worker.settled) closeSync(fd);
-    else void worker.exited.then(() => closeSync(fd));
+    else {
+      worker.dismiss();
+      void worker.exited.then(() => closeSync(fd));
+    }
   }
 }
 
