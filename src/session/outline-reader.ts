@@ -12,6 +12,9 @@
  * same line checks and session tally, and the rare fragmented uuids (one uuid on
  * several lines) are read again by byte range and merged by the full reader's own
  * accumulator; those merged records are kept whole.
+ *
+ * A log of 16-256 MiB is read on two threads (outline-parallel.ts), the same lines
+ * through the same checks, into the same columns (test/session/outline-parallel.test.ts).
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
