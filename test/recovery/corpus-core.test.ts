@@ -2,11 +2,13 @@
  * The crash corpus through the pure core: read + load + plan, compared with each
  * case's expected.json. Later entrypoints (CLI, SDK) are compared with this.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildSessionRecoveryPlan, validateProviderHistory } from '../../src/recovery/index.js';
 import { loadSession } from '../../src/session/session-loader.js';
 import { planProblems } from '../support/fuzz-worker.js';
-import { copyCase, expandSynthetic, listCorpus } from '../support/corpus.js';
+import { copyCase, expandSynthetic, listCorpus, removeCopies } from '../support/corpus.js';
+
+afterAll(removeCopies);
 
 const cases = listCorpus();
 

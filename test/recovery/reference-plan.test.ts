@@ -17,9 +17,12 @@ import { validateProviderHistory } from '../../src/recovery/validate-history.js'
 import { buildConversation } from '../../src/session/conversation-loader.js';
 import { loadSession } from '../../src/session/session-loader.js';
 import { historyArb, sessionRecordsArb } from '../support/arbitraries.js';
-import { copyCase, listCorpus } from '../support/corpus.js';
+import { copyCase, listCorpus, removeCopies } from '../support/corpus.js';
+
 import { conversationOf, readOf } from '../support/history.js';
 import { referencePlan, type ReferencePlan } from '../support/reference-plan.js';
+
+afterAll(removeCopies);
 
 /** The fields the reference covers, taken from a real plan. */
 function comparable(plan: SessionRecoveryPlan): ReferencePlan {

@@ -5,12 +5,14 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildPlanForSession } from '../../src/recovery/index.js';
 import { query } from '../../src/sdk/index.js';
 import { loadSession } from '../../src/session/session-loader.js';
 import { makeSandbox, summaryFromCorePlan, summaryFromRecoveryLine } from '../support/cli.js';
-import { copyCase, listCorpus } from '../support/corpus.js';
+import { copyCase, listCorpus, removeCopies } from '../support/corpus.js';
+
+afterAll(removeCopies);
 
 const cases = listCorpus();
 

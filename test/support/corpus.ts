@@ -2,7 +2,7 @@
  * The crash corpus: one directory per case under fixtures/crashes, each with a
  * session.jsonl and an expected.json. Every entrypoint's test reads it from here.
  */
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -51,11 +51,22 @@ export function listCorpus(): CorpusCase[] {
     });
 }
 
-/** Copies a case's session into a fresh temp dir, so nothing can ever write to the fixture. */
+const copies: string[] = [];
+
+/**
+ * Copies a case's session into a fresh temp dir, so nothing can ever write to the fixture.
+ * The copies are removed by removeCopies (a test file's `afterAll(removeCopies)`).
+ */
 export function copyCase(c: CorpusCase): { dir: string; sessionPath: string } {
   const dir = mkdtempSync(join(tmpdir(), `mend-corpus-${c.name}-`));
+  copies.push(dir);
   cpSync(join(c.dir, 'session.jsonl'), join(dir, 'session.jsonl'));
   return { dir, sessionPath: join(dir, 'session.jsonl') };
+}
+
+/** Removes every copy copyCase made in this test file. */
+export function removeCopies(): void {
+  for (const dir of copies.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
 /** Replaces the `<synthetic>` placeholder of expected parts with the real reason text. */

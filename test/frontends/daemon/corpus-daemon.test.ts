@@ -14,8 +14,11 @@ import { connect } from '../../../src/sdk/index.js';
 import { loadSession } from '../../../src/session/session-loader.js';
 import { RecoverySummaryCamelSchema, type RecoverySummaryCamel } from '../../../src/stream/recovery-summary.js';
 import { cleanupSandboxes, logPathOf, makeSandbox, summaryFromCorePlan, summaryFromRecoveryLine, type Sandbox } from '../../support/cli.js';
-import { copyCase, listCorpus } from '../../support/corpus.js';
+import { copyCase, listCorpus, removeCopies } from '../../support/corpus.js';
+
 import { startDaemon, stopAllDaemons, type Daemon } from './helpers.js';
+
+afterAll(removeCopies);
 
 const cases = listCorpus();
 let sb: Sandbox;
