@@ -9,8 +9,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildPlanForSession } from '../../src/recovery/index.js';
 import { query } from '../../src/sdk/index.js';
 import { loadSession } from '../../src/session/session-loader.js';
-import { makeSandbox, summaryFromCorePlan, summaryFromRecoveryLine } from '../support/cli.js';
+import { cleanupSandboxes, makeSandbox, summaryFromCorePlan, summaryFromRecoveryLine } from '../support/cli.js';
 import { copyCase, listCorpus, removeCopies } from '../support/corpus.js';
+
+afterAll(cleanupSandboxes);
 
 afterAll(removeCopies);
 

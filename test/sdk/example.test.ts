@@ -1,9 +1,11 @@
 /** examples/resume-crashed-session.ts, compiled by `npm run build`, against a real crashed session. */
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { describe, expect, it } from 'vitest';
-import { baseEnv, LogBuilder, makeSandbox, REPO_ROOT, writeScript, type Sandbox } from '../support/cli.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { baseEnv, cleanupSandboxes, LogBuilder, makeSandbox, REPO_ROOT, writeScript, type Sandbox } from '../support/cli.js';
 import { onlyLog } from './helpers.js';
+
+afterAll(cleanupSandboxes);
 
 const EXAMPLE = join(REPO_ROOT, 'dist/examples/resume-crashed-session.js');
 const SID = '6f1d3c2a-8b4e-4f6a-9c1d-2e3f4a5b6c7d';

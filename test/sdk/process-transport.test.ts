@@ -1,5 +1,5 @@
 /** ProcessTransport against a fake CLI process: spawning, framing, validation, exits, shutdown. */
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -65,6 +65,7 @@ describe('ProcessTransport', () => {
       await expect(t.exited).resolves.toEqual({ exitCode: 0, signal: null, closedByHost: false });
     } finally {
       delete process.env['FAKE_GONE'];
+      rmSync(cwd, { recursive: true, force: true });
     }
   });
 

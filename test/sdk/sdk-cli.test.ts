@@ -5,11 +5,13 @@
  */
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { MendProcessError, ProcessTransport, Query, type SDKMessage, type SDKResultMessage } from '../../src/sdk/index.js';
 import type { ChatRecord } from '../../src/session/records.js';
-import { makeSandbox, mend, waitFor, writeScript, type Sandbox } from '../support/cli.js';
+import { cleanupSandboxes, makeSandbox, mend, waitFor, writeScript, type Sandbox } from '../support/cli.js';
 import { alive, assistantText, Channel, collect, nextMatching, onlyLog, pidOf, query, sdkOptions, within } from './helpers.js';
+
+afterAll(cleanupSandboxes);
 
 const isResult = (m: SDKMessage): m is SDKResultMessage => m.type === 'result';
 
