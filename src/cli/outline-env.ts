@@ -2,7 +2,8 @@
  * How the environment tunes a large log's outline pass (issue 11), for the bench and
  * the tests that drive the bundled worker: MEND_OUTLINE_THREADS=1 reads every log on
  * one thread; MEND_OUTLINE_CHUNK_BYTES=N shares any log, however small, with the worker
- * in chunks of N bytes (the main thread waits for it to start). Anything else leaves the default (a worker from 16 MiB on).
+ * in chunks of N bytes (the main thread waits for it to start). Anything else leaves
+ * the default (a worker for logs of 16-256 MiB).
  */
 import type { OutlineParallel } from '../session/outline-reader.js';
 

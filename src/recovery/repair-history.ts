@@ -59,7 +59,11 @@ interface CountedRepair {
   repair: RecoveryRepair;
 }
 
-/** What pass 2 keeps of a part in its entry (the part, or what is left of it), or null: pass 2's own rules. */
+/**
+ * What stays of a part in its entry once its result is taken out (and its call, when the
+ * call is dropped): the part itself, a new part with the rest, or null when nothing is
+ * sent. One rule for both passes: pass 2 keeps it, pass 1 counts it for counted entries.
+ */
 function keptOf(part: Part, dropped: boolean): Part | null {
   if (!dropped && isPlain(part)) {
     if (!Object.hasOwn(part, 'functionResponse')) return !hasOwnKey(part) || isEmptyPart(part) ? null : part;
@@ -365,26 +369,20 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
         if (fate === Fate.Orphan) repairs.push({ type: 'dropped_orphan_tool_result', callId, name: response.name });
       }
       // Results travel separately (paired after their call); what is left of the part stays.
-      const plain = !dropped && isPlain(part);
-      if (plain && !Object.hasOwn(part, 'functionResponse')) {
-        // Nothing to take out: the part stays as it is (the common case).
-        // An empty leftover ({}, only thoughtSignature or thought:false, empty text) is not sent.
-        if (!hasOwnKey(part) || isEmptyPart(part)) {
-          kept ??= copyPrefix(parts, partIndex);
-          continue;
-        }
-        if (!share) kept!.push(cloneJson(part) as Part);
-        else if (kept !== null) kept.push(part);
-      } else if (plain && hasOnlyKey(part, 'functionResponse')) {
-        // A bare result: nothing of it stays here.
+      const left = keptOf(part, dropped !== undefined);
+      if (left === null) {
+        // Nothing of it is sent here: a bare result, or an empty leftover ({}, only
+        // thoughtSignature or thought:false, empty text).
         kept ??= copyPrefix(parts, partIndex);
         continue;
+      }
+      if (left === part) {
+        // Nothing to take out: the part stays as it is (the common case).
+        if (!share) kept!.push(cloneJson(part) as Part);
+        else if (kept !== null) kept.push(part);
       } else {
         kept ??= copyPrefix(parts, partIndex);
-        const { functionResponse: _response, ...others } = part;
-        if (dropped) delete others.functionCall;
-        if (isEmptyPart(others)) continue;
-        kept.push(cloneJson(others) as Part);
+        kept.push(cloneJson(left) as Part);
       }
       const at = callAt[k]!;
       if (at !== 0) (entryCalls ??= []).push(at - 1);

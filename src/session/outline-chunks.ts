@@ -52,13 +52,6 @@ export class ChunkClaims {
     while (Atomics.load(this.cells, READY) === 0 && !gaveUp()) await new Promise((resolve) => setTimeout(resolve, 1));
   }
 
-  /** Takes every chunk left (the worker gave up): the front reads on to the end. */
-  takeAll(): void {
-    this.lock();
-    Atomics.store(this.cells, BACK, Atomics.load(this.cells, FRONT));
-    Atomics.store(this.cells, LOCK, 0);
-  }
-
   private claim(fromFront: boolean): number {
     this.lock();
     let chunk = -1;
