@@ -123,7 +123,8 @@ export function storeContract(options: StoreContractOptions): void {
             const lines = [...shuffled, ...dups.map((i) => shuffled[i]!)].map((l) => l.replaceAll(oldId, id));
             const file = join(dir, `${id}.jsonl`);
             writeFileSync(file, lines.join('\n') + '\n');
-            const core = await readSessionLog(file);
+            // As loadSession reads a path: the file is named for the session, whose id wins over a majority.
+            const core = await readSessionLog(file, { fileSessionId: id });
             const ref = await options.seed(store, scopeFor('prop'), id, [...lines, '']);
             const read = await store.read(ref);
             expect(buildPlanForSession(buildConversation(read))).toEqual(buildPlanForSession(buildConversation(core)));
