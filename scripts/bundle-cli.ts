@@ -103,6 +103,38 @@ await build({
       },
     },
     {
+      // yargs looks for a package.json (a version it guesses, even when the CLI sets none)
+      // from the directory above the node_modules its shim sits in: mend's own root when
+      // run from the modules. In the bundle that directory is not found and yargs walked up
+      // from the working directory instead, listing every directory to the root and reading
+      // the user's package.json. The bundle starts from mend's root too.
+      name: 'yargs-package-root',
+      setup(b) {
+        b.onLoad({ filter: /[\\/]yargs[\\/]lib[\\/]platform-shims[\\/]esm\.mjs$/ }, (args) => {
+          const source = readFileSync(args.path, 'utf8');
+          const from = "__dirname.substring(0, __dirname.lastIndexOf('node_modules'))";
+          if (!source.includes(from)) throw new Error('bundle-cli: yargs changed how it finds its package root');
+          // The bundle is dist/cli/mend.cjs: the package root is two directories up.
+          return { contents: source.replace(from, "join(dirname(__dirname), '..', '..')"), loader: 'js' };
+        });
+      },
+    },
+    {
+      // yargs' platform shim imports node's assert (5-6 ms to load: it pulls in a dozen
+      // internal modules) for two checks yargs makes on its own state while commands are
+      // set up. They pass on every run; node's assert (Object.is, as here) is loaded only
+      // to throw its own error when one fails.
+      name: 'lazy-yargs-assert',
+      setup(b) {
+        b.onResolve({ filter: /^assert$/ }, (args) => (/[\\/]yargs[\\/]/.test(args.importer) ? { path: 'assert', namespace: 'lazy-yargs-assert' } : undefined));
+        b.onLoad({ filter: /.*/, namespace: 'lazy-yargs-assert' }, () => ({
+          contents: `export function notStrictEqual(actual, expected, message) { if (Object.is(actual, expected)) require('node:assert').notStrictEqual(actual, expected, message); }
+export function strictEqual(actual, expected, message) { if (!Object.is(actual, expected)) require('node:assert').strictEqual(actual, expected, message); }`,
+          loader: 'js',
+        }));
+      },
+    },
+    {
       // bin/mend.js runs the terminal UI, --acp and serve from the ESM modules (their
       // packages are ESM-only), so their code is left out of the bundle: less to load.
       name: 'esm-only-front-ends',

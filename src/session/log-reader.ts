@@ -15,7 +15,7 @@
  */
 import { MendError } from '../errors.js';
 import type { LoadDiagnostic, ReadRecord } from './conversation.js';
-import { DEFAULT_BLOCK_SIZE, bytesLineBlocks, readLineBlocks, type LineBlocksEnd } from './line-blocks.js';
+import { DEFAULT_BLOCK_SIZE, bytesLineBlocks, decodeLine, readLineBlocks, type LineBlocksEnd } from './line-blocks.js';
 import { mergePieces } from './record-merge.js';
 import { MAX_RECORD_DEPTH } from './nesting-depth.js';
 import { isCertainlyValidRecord, validateChatRecord } from './record-validation.js';
@@ -363,20 +363,18 @@ export function readSessionBytes(bytes: Buffer, options: ReadOptions = {}): Prom
   return readBlocks((onBlock) => bytesLineBlocks(bytes, onBlock, options.chunkSize ?? DEFAULT_BLOCK_SIZE), options, '<memory>');
 }
 
-async function readBlocks(scan: (onBlock: (block: string) => void) => Promise<LineBlocksEnd>, options: ReadOptions, path: string): Promise<ReadResult> {
+async function readBlocks(scan: (onBlock: (bytes: Buffer) => void) => Promise<LineBlocksEnd>, options: ReadOptions, path: string): Promise<ReadResult> {
   const acc = new LogAccumulator();
   let line = 0;
 
-  // One decode per block of complete lines instead of one per line (see line-blocks.ts).
-  const handleBlock = (block: string): void => {
+  // Each line decoded on its own (see OnLineBlock in line-blocks.ts).
+  const handleBlock = (bytes: Buffer): void => {
     let start = 0;
-    let nl = block.indexOf('\n', start);
-    while (nl !== -1) {
+    for (let nl = bytes.indexOf(NEWLINE); nl !== -1; nl = bytes.indexOf(NEWLINE, start)) {
       line++;
-      const text = lineText(block.slice(start, nl), line);
+      const text = lineText(decodeLine(bytes, start, nl), line);
       if (!isBlank(text) && !acc.addLine(text, line)) acc.diagnostics.push({ code: 'malformed_line', line });
       start = nl + 1;
-      nl = block.indexOf('\n', start);
     }
   };
 

@@ -10,7 +10,8 @@
  * reads the rest of the file itself, and a real read error is met again there.
  */
 import { closeSync, openSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
+import { createRequire } from 'node:module';
+import type { Worker } from 'node:worker_threads';
 import { DEFAULT_BLOCK_SIZE, lineStartFrom, readLineBlocksFrom } from './line-blocks.js';
 import { ChunkClaims } from './outline-chunks.js';
 import { columnsTransfer } from './outline-columns.js';
@@ -72,7 +73,12 @@ export function readsInParallel(size: number, parallel: OutlineParallel | false 
   return size >= (parallel.minBytes ?? DEFAULT_MIN_BYTES) && size <= (parallel.maxBytes ?? DEFAULT_MAX_BYTES);
 }
 
-const defaultSpawn = (job: WorkerJob): Worker => new Worker(new URL('./outline-worker.js', import.meta.url), { workerData: job });
+// worker_threads is loaded when a worker starts, not with this module: it cost 4-7 ms of
+// every start-up, where most resumes read a small log on one thread (issue 11).
+const defaultSpawn = (job: WorkerJob): Worker => {
+  const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
+  return new Worker(new URL('./outline-worker.js', import.meta.url), { workerData: job });
+};
 
 /** The outline pass over the file at `path` (`size` bytes when stat'ed), its front here and its back on a worker. */
 export async function parallelPass(path: string, size: number, parallel: OutlineParallel, blockSize = DEFAULT_BLOCK_SIZE): Promise<OutlinePass> {
@@ -95,7 +101,7 @@ export async function parallelPass(path: string, size: number, parallel: Outline
         return true;
       },
     };
-    let end = await readLineBlocksFrom(fd, 0, (text, offset, bytes) => pass.block(text, offset, bytes, range), blockSize);
+    let end = await readLineBlocksFrom(fd, 0, (bytes, offset) => pass.block(bytes, offset, range), blockSize);
     const failed = (error: unknown): null => {
       parallel.onWorkerError?.(error);
       return null;
@@ -116,7 +122,7 @@ export async function parallelPass(path: string, size: number, parallel: Outline
     }
     // The worker failed: the rest of the file is read here.
     const from = pass.stoppedAt;
-    end = await readLineBlocksFrom(fd, from, (text, offset, bytes) => pass.block(text, offset, bytes), blockSize);
+    end = await readLineBlocksFrom(fd, from, (bytes, offset) => pass.block(bytes, offset), blockSize);
     pass.finish(end, from);
     return pass;
   } finally {
@@ -203,7 +209,7 @@ export async function readBackChunks(job: WorkerJob): Promise<{ result: WorkerRe
     const pass = new OutlinePass(job.size, job.chunkBytes, chunk === 0, begin);
     if (begin < limit) {
       const range = { end: limit, extend: () => false };
-      const end = await readLineBlocksFrom(fd, begin, (text, offset, bytes) => pass.block(text, offset, bytes, range), job.blockSize);
+      const end = await readLineBlocksFrom(fd, begin, (bytes, offset) => pass.block(bytes, offset, range), job.blockSize);
       // A pass that read to the end of the file knows its end (one that found no line there does not).
       if (end.stopped !== true && end.bytes > 0) pass.finish(end, begin, range);
     }

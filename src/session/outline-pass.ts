@@ -11,7 +11,7 @@
  * numbers are shifted when it is appended.
  */
 import type { LoadDiagnostic } from './conversation.js';
-import type { LineBlocksEnd } from './line-blocks.js';
+import { decodeLine, type LineBlocksEnd } from './line-blocks.js';
 import { INVALID, MALFORMED, SessionTally, checkLine, isBlank, lineText } from './log-reader.js';
 import { OutlineColumns, type ColumnsData } from './outline-columns.js';
 
@@ -81,27 +81,21 @@ export class OutlinePass {
   }
 
   /**
-   * Handles a run of complete lines ('\n' included) starting at byte `offset` of the
-   * file, with its raw bytes; returns false, and stops before it, at the first line
-   * that starts at or after `range.end` when the range cannot be extended.
+   * Handles a run of complete lines ('\n' included), as bytes, starting at byte `offset`
+   * of the file; returns false, and stops before it, at the first line that starts at
+   * or after `range.end` when the range cannot be extended.
    */
-  block(block: string, offset: number, bytes: Buffer, range: LineRange = WHOLE_FILE): boolean {
+  block(bytes: Buffer, offset: number, range: LineRange = WHOLE_FILE): boolean {
     let start = 0;
-    let byteStart = 0;
-    // Byte offsets come from the raw bytes, found in step with the string's newlines: each
-    // '\n' of the text is a 0x0a byte and no other byte decodes to one, whereas string
-    // lengths differ from byte lengths for non-ASCII text and invalid UTF-8.
-    for (let nl = block.indexOf('\n'); nl !== -1; nl = block.indexOf('\n', start)) {
-      while (offset + byteStart >= range.end) {
+    for (let nl = bytes.indexOf(NEWLINE); nl !== -1; nl = bytes.indexOf(NEWLINE, start)) {
+      while (offset + start >= range.end) {
         if (!range.extend()) {
-          this.stoppedAt = offset + byteStart;
+          this.stoppedAt = offset + start;
           return false;
         }
       }
-      const byteEnd = bytes.indexOf(NEWLINE, byteStart);
-      if (!this.handle(block.slice(start, nl), offset + byteStart, byteEnd - byteStart)) this.diagnostics.push({ code: 'malformed_line', line: this.line });
+      if (!this.handle(decodeLine(bytes, start, nl), offset + start, nl - start)) this.diagnostics.push({ code: 'malformed_line', line: this.line });
       start = nl + 1;
-      byteStart = byteEnd + 1;
     }
     return true;
   }

@@ -107,12 +107,12 @@ export function outlineBytes(bytes: Buffer, options: ReadOptions = {}): Promise<
   return outlineOf((onBlock, size) => bytesLineBlocks(bytes, onBlock, size), ranges, options, '<memory>', bytes.length);
 }
 
-type Scan = (onBlock: (text: string, offset: number, bytes: Buffer) => boolean, blockSize: number) => Promise<LineBlocksEnd>;
+type Scan = (onBlock: (bytes: Buffer, offset: number) => boolean, blockSize: number) => Promise<LineBlocksEnd>;
 
 /** The outline pass over every line, on one thread. */
 async function singlePass(scan: Scan, sizeHint: number, blockSize: number): Promise<OutlinePass> {
   const pass = new OutlinePass(sizeHint, sizeHint, true);
-  pass.finish(await scan((text, offset, bytes) => pass.block(text, offset, bytes), blockSize));
+  pass.finish(await scan((bytes, offset) => pass.block(bytes, offset), blockSize));
   return pass;
 }
 

@@ -65,10 +65,19 @@ function partSignature(part: Obj): string {
     if (key === 'text') sig += value === '' ? 'e\u0001' : 't\u0001';
     else if (key === 'thought') sig += value === true ? 'T\u0001' : 'f\u0001';
     else if (isSlotKey(key, value))
-      sig += `${key === 'functionCall' ? 'C' : 'R'}${Object.hasOwn(value, 'id') ? 'i' : 'n'}${JSON.stringify(value['name'])}\u0001`;
-    else sig += `k${key}\u0001`;
+      sig += `${key === 'functionCall' ? 'C' : 'R'}${Object.hasOwn(value, 'id') ? 'i' : 'n'}${nameSignature(value['name'])}\u0001`;
+    else sig += `k${nameSignature(key)}\u0001`;
   }
   return sig;
+}
+
+/**
+ * A name in a signature: a string as its length and itself, so no character inside it
+ * (a separator included) can be read as the signature's own; anything else as `j` and
+ * its JSON.
+ */
+function nameSignature(name: unknown): string {
+  return typeof name === 'string' ? `${name.length}:${name}` : `j${JSON.stringify(name)}`;
 }
 
 function templatePart(part: Obj): TemplatePart {
