@@ -12,7 +12,7 @@
  * before anything else, ~20 ms of every start-up (issue 11).
  */
 const { readFileSync, renameSync, statSync, writeFileSync } = require('node:fs');
-const { createRequire, Module } = require('node:module');
+const { createRequire } = require('node:module');
 const { dirname, join } = require('node:path');
 const { pathToFileURL } = require('node:url');
 const { isatty } = require('node:tty');
@@ -47,7 +47,8 @@ async function bundledMain() {
   }
   // The bundle's dynamic imports (openai, execa: ESM-only packages) come back here (see scripts/bundle-cli.ts).
   globalThis[Symbol.for('mend.import')] = (specifier) => import(specifier);
-  const script = new vm.Script(Module.wrap(code), { filename, cachedData });
+  // The file is the module already wrapped (scripts/bundle-cli.ts): compiled as it is read.
+  const script = new vm.Script(code, { filename, cachedData });
   const module = { exports: {} };
   script.runInThisContext()(module.exports, createRequire(filename), module, filename, dirname(filename));
   const saveCache = () => {

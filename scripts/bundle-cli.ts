@@ -11,6 +11,7 @@
  * (required or imported when that path runs): the start-up path is mend, zod and yargs.
  */
 import { spawnSync } from 'node:child_process';
+import { Module } from 'node:module';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -60,6 +61,8 @@ await build({
   entryPoints: [join(root, 'dist', 'src', 'cli', 'main.js')],
   outfile,
   bundle: true,
+  minifyWhitespace: true,
+  minifySyntax: true,
   format: 'cjs',
   platform: 'node',
   target: 'node20',
@@ -160,7 +163,10 @@ const bundled = readFileSync(outfile, 'utf8')
   .replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 if (/[^\x00-\x7f]/.test(bundled)) throw new Error('bundle-cli: the bundle must be ASCII (bin/mend.js reads it as latin1)');
 if (/\bimport\("/.test(bundled)) throw new Error('bundle-cli: a dynamic import() is left in the bundle');
-writeFileSync(outfile, bundled);
+// Written already wrapped as node wraps a CommonJS module (Module.wrap), so that bin/mend.js
+// compiles the file's own string: wrapping it at start-up made a second copy of the whole
+// source (a young-generation allocation the size of the bundle, one scavenge more).
+writeFileSync(outfile, `${Module.wrap(bundled)}\n`);
 rmSync(`${outfile}.cache`, { force: true });
 
 // Seed the code cache: bin/mend.js writes it after the first run that finds none.

@@ -2,7 +2,7 @@
  * Command-line parsing (yargs). Produces a plain description of what to do; no
  * side effects. Usage problems come back as MendError('usage').
  */
-import yargs from 'yargs';
+import type yargsFactory from 'yargs';
 import { MendError } from '../errors.js';
 import type { ServeOptions } from '../frontends/daemon/serve.js';
 import type { StdioRunOptions } from '../frontends/shared/run-options.js';
@@ -19,6 +19,8 @@ import {
 } from './claude-flags.js';
 import { exitCodeTableText } from '../stream/exit-codes.js';
 import { DEFAULT_TOOL_ENV_POLICY, parseToolEnvPolicy, type ToolEnvPolicy } from '../tools/tool-env.js';
+import { quickArgs } from './quick-args.js';
+import { INPUT_FORMATS, OUTPUT_FORMATS, PROVIDERS, RUN_DEFAULTS } from './run-option-values.js';
 
 export type { OutputFormat } from '../frontends/shared/run-options.js';
 export type { ApprovalMode };
@@ -80,7 +82,7 @@ function splitList(values: unknown): string[] {
     .filter(Boolean);
 }
 
-function build(argv: string[]) {
+function build(yargs: typeof yargsFactory, argv: string[]) {
   const parser = yargs(argv)
     .scriptName('mend')
     .help(false)
@@ -112,22 +114,22 @@ function build(argv: string[]) {
     )
     .option('prompt', { alias: 'p', type: 'string', describe: 'the prompt; "-" reads it from stdin' })
     .option('prompt-interactive', { alias: 'i', type: 'string', describe: 'open the interactive terminal UI with this first prompt' })
-    .option('continue', { alias: 'c', type: 'boolean', default: false, describe: 'resume the most recent session of this project' })
+    .option('continue', { alias: 'c', type: 'boolean', default: RUN_DEFAULTS.continue, describe: 'resume the most recent session of this project' })
     .option('resume', { alias: 'r', type: 'string', describe: 'resume a session by UUID, or a .jsonl path' })
     .option('session-id', { type: 'string', describe: 'start a new session with this UUID' })
-    .option('fork-session', { type: 'boolean', default: false, describe: 'copy the resumed session into a new one and work there' })
-    .option('output-format', { alias: 'o', choices: ['text', 'json', 'stream-json'] as const, default: 'text' as const })
-    .option('input-format', { choices: ['text', 'stream-json'] as const, default: 'text' as const })
-    .option('acp', { type: 'boolean', default: false, describe: 'run as an Agent Client Protocol agent on stdio (for editors such as Zed)' })
-    .option('include-partial-messages', { type: 'boolean', default: false })
-    .option('continue-interrupted', { type: 'boolean', default: false, describe: 'execute the recovery continuation' })
+    .option('fork-session', { type: 'boolean', default: RUN_DEFAULTS['fork-session'], describe: 'copy the resumed session into a new one and work there' })
+    .option('output-format', { alias: 'o', choices: OUTPUT_FORMATS, default: RUN_DEFAULTS['output-format'] })
+    .option('input-format', { choices: INPUT_FORMATS, default: RUN_DEFAULTS['input-format'] })
+    .option('acp', { type: 'boolean', default: RUN_DEFAULTS.acp, describe: 'run as an Agent Client Protocol agent on stdio (for editors such as Zed)' })
+    .option('include-partial-messages', { type: 'boolean', default: RUN_DEFAULTS['include-partial-messages'] })
+    .option('continue-interrupted', { type: 'boolean', default: RUN_DEFAULTS['continue-interrupted'], describe: 'execute the recovery continuation' })
     .option('plan-id', { type: 'string', describe: 'refuse to continue unless the current plan has this id' })
-    .option('auto-continue', { type: 'boolean', default: false, describe: 'continue when the plan allows it without confirmation' })
-    .option('accept-degraded', { type: 'boolean', default: false, describe: 'allow a new prompt on a degraded history' })
+    .option('auto-continue', { type: 'boolean', default: RUN_DEFAULTS['auto-continue'], describe: 'continue when the plan allows it without confirmation' })
+    .option('accept-degraded', { type: 'boolean', default: RUN_DEFAULTS['accept-degraded'], describe: 'allow a new prompt on a degraded history' })
     .option('approval-mode', {
       alias: 'permission-mode',
       type: 'string',
-      default: 'default',
+      default: RUN_DEFAULTS['approval-mode'],
       describe: `${APPROVAL_MODES.join(' | ')} (Claude's acceptEdits and bypassPermissions are accepted)`,
     })
     .option('allowed-tools', {
@@ -142,9 +144,9 @@ function build(argv: string[]) {
       describe: "stdio: ask the stream-json host before tools that need approval (Claude Code's canUseTool)",
     })
     .option('debug-file', { type: 'string', describe: 'write the --debug diagnostics to this file (implies --debug)' })
-    .option('max-turns', { type: 'number', default: 50 })
+    .option('max-turns', { type: 'number', default: RUN_DEFAULTS['max-turns'] })
     .option('model', { type: 'string' })
-    .option('provider', { choices: ['openai', 'scripted'] as const })
+    .option('provider', { choices: PROVIDERS })
     .option('base-url', { type: 'string' })
     .option('fallback-model', { type: 'string', describe: 'model to ask when the main one fails before answering (OpenAI-compatible provider)' })
     .option('scripted-responses', { type: 'string', describe: 'JSON file of scripted model responses' })
@@ -160,12 +162,12 @@ function build(argv: string[]) {
     })
     .option('system-prompt', { type: 'string', describe: 'replace the built-in system prompt' })
     .option('append-system-prompt', { type: 'string', describe: 'append text to the system prompt' })
-    .option('permission-timeout', { type: 'number', default: 60_000, describe: 'ms to wait for a host approval' })
-    .option('debug', { type: 'boolean', default: false, describe: 'diagnostics to stderr' })
+    .option('permission-timeout', { type: 'number', default: RUN_DEFAULTS['permission-timeout'], describe: 'ms to wait for a host approval' })
+    .option('debug', { type: 'boolean', default: RUN_DEFAULTS.debug, describe: 'diagnostics to stderr' })
     .option('channel', { type: 'string', hidden: true })
     .option('verbose', {
       type: 'boolean',
-      default: false,
+      default: RUN_DEFAULTS.verbose,
       describe:
         "text output: every step's text, not only the final answer; with --input-format stream-json: Claude Code's permission rule (ask the host only with --permission-prompt-tool=stdio)",
     })
@@ -198,12 +200,28 @@ function build(argv: string[]) {
   return parser;
 }
 
+/** The arguments as yargs hands them over. */
+type Args = Awaited<ReturnType<ReturnType<typeof build>['parseAsync']>>;
+
 export async function parseArgs(argv: string[]): Promise<ParsedCommand> {
-  const parser = build(argv);
+  // Most command lines are read without yargs (quick-args.ts); the same code turns them into a command.
+  const quick = quickArgs(argv);
+  if (quick !== null) return commandOf(quick as Args);
+  return await parseWithYargs(argv);
+}
+
+/** Every command line through yargs, the parser of record (tests compare the quick reading with it). */
+export async function parseWithYargs(argv: string[]): Promise<ParsedCommand> {
+  // Imported here: a run the quick reading serves never loads yargs.
+  const { default: yargs } = await import('yargs');
+  const parser = build(yargs, argv);
   const a = await parser.parseAsync();
   if (a.help) return { command: 'help', text: await parser.getHelp() };
   if (a.version) return { command: 'version' };
+  return commandOf(a);
+}
 
+function commandOf(a: Args): ParsedCommand {
   const [first] = a._;
   const store = last(a.store);
   if (first === 'plan') return { command: 'plan', target: String(a['target']), json: a.json === true, full: a['full'] === true, debug: a.debug, store };

@@ -36,7 +36,22 @@ export interface MainIo {
 }
 
 function defaultIo(): MainIo {
-  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), pid: process.pid };
+  // Getters: node makes a stdio stream when it is first asked for, and a run that never
+  // reads stdin (a resume, -p TEXT) should not pay for making one (1-2 ms of a start-up).
+  return {
+    get stdin() {
+      return process.stdin;
+    },
+    get stdout() {
+      return process.stdout;
+    },
+    get stderr() {
+      return process.stderr;
+    },
+    env: process.env,
+    cwd: process.cwd(),
+    pid: process.pid,
+  };
 }
 
 function outputFormatOf(argv: string[]): OutputFormat {
@@ -264,8 +279,9 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
       options.outputFormat !== 'text' ||
       options.continueInterrupted ||
       options.autoContinue;
-    const terminal = (io.stdin as { isTTY?: boolean }).isTTY === true && (io.stdout as { isTTY?: boolean }).isTTY === true;
-    if (options.promptInteractive !== undefined && (headless || !terminal)) {
+    // Asked only when it matters: a headless run need not make a stdin stream to learn it is one.
+    const terminal = (): boolean => (io.stdin as { isTTY?: boolean }).isTTY === true && (io.stdout as { isTTY?: boolean }).isTTY === true;
+    if (options.promptInteractive !== undefined && (headless || !terminal())) {
       return reportEarlyError(
         io,
         argv,
@@ -273,7 +289,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
         '-i/--prompt-interactive needs a terminal on stdin and stdout, without -p, --input-format stream-json or -o json|stream-json',
       );
     }
-    if (!headless && terminal) {
+    if (!headless && terminal()) {
       const { runTui } = await import('../frontends/tui/run-tui.js');
       return await runTui(options, host, { noColor: (io.env['NO_COLOR'] ?? '') !== '' });
     }
@@ -315,7 +331,10 @@ async function hostEnv(io: MainIo, options: ComposeOptions & Pick<RunOptions, 'm
   // at /proc/<mend pid>/environ; tool output is redacted of these values for that reason.
   if (io.env === process.env) for (const name of CREDENTIAL_VARIABLES) delete process.env[name];
   return {
-    stdin: io.stdin as HostEnv['stdin'],
+    // A getter, as in defaultIo: the stream is made by the front end that reads it.
+    get stdin() {
+      return io.stdin as HostEnv['stdin'];
+    },
     stdout: io.stdout as HostEnv['stdout'],
     stderr: io.stderr as HostEnv['stderr'],
     signal,

@@ -8,6 +8,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { RuntimeDeps } from './session-runtime.js';
 
 export interface HostEnv {
+  /** May be a getter that makes the stream when first read: read it only when stdin is used. */
   stdin: Readable & { isTTY?: boolean };
   stdout: Writable;
   stderr: Writable;

@@ -21,12 +21,13 @@ async function readAll(stream: Readable): Promise<string> {
 }
 
 /** Stdin is the prompt only for `-p -`, or with no prompt, no session flag, no stream-json input and a non-TTY stdin. */
-export async function resolvePrompt(o: StdioRunOptions, stdin: Readable & { isTTY?: boolean }): Promise<string | undefined> {
+export async function resolvePrompt(o: StdioRunOptions, host: Pick<HostEnv, 'stdin'>): Promise<string | undefined> {
   if (o.prompt !== undefined) return o.prompt.trim() === '' ? undefined : o.prompt;
+  // host.stdin is read only past the flags: a resume never makes a stdin stream (HostEnv).
   const implicit =
-    !o.promptFromStdin && !o.continue && o.resume === undefined && o.sessionId === undefined && o.inputFormat !== 'stream-json' && stdin.isTTY !== true;
+    !o.promptFromStdin && !o.continue && o.resume === undefined && o.sessionId === undefined && o.inputFormat !== 'stream-json' && host.stdin.isTTY !== true;
   if (!o.promptFromStdin && !implicit) return undefined;
-  const text = (await readAll(stdin)).replace(/\r?\n$/, '');
+  const text = (await readAll(host.stdin)).replace(/\r?\n$/, '');
   return text.trim() === '' ? undefined : text;
 }
 
@@ -68,7 +69,7 @@ export interface StartedRun {
 
 export async function startStdioRun(o: StdioRunOptions, host: HostEnv, out: OutputSink, onSessionId: (id: string) => void): Promise<StartedRun> {
   for (const flag of o.ignoredFlags) out.debug(`ignoring ${flag}: it means nothing to mend`);
-  const prompt = await resolvePrompt(o, host.stdin);
+  const prompt = await resolvePrompt(o, host);
   const intent = intentFor(o, prompt);
   if (intent.type === 'inspect' && !o.continue && o.resume === undefined) {
     throw new MendError('usage', 'nothing to do: give a prompt with -p, pipe one on stdin, or resume a session');
