@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isMendError } from '../../src/errors.js';
 import { readSessionLog } from '../../src/session/log-reader.js';
+import { MAX_RECORD_DEPTH } from '../../src/session/nesting-depth.js';
 import { OTHER_SID, SID, assistant, jsonl, system, useTempDirs, user } from './helpers.js';
 
 const tempDir = useTempDirs();
@@ -84,6 +85,26 @@ describe('readSessionLog', () => {
       { code: 'invalid_record', line: 3, reason: expect.stringContaining('type: Invalid discriminator value') },
       { code: 'invalid_record', line: 4, reason: '(record): expected object, received number' },
     ]);
+  });
+
+  it('rejects a record nested deeper than MAX_RECORD_DEPTH, also when Object.prototype has an enumerable key', async () => {
+    // A value in a record `depth` levels deep (the record itself is level 1, its "deep" field's array level 2).
+    const nested = (uuid: string, depth: number) => ({ ...user({ uuid }), deep: JSON.parse(`${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}`) as unknown });
+    const read = async () => (await readSessionLog(logWith(jsonl([nested('a', MAX_RECORD_DEPTH), nested('b', MAX_RECORD_DEPTH + 1)])))).diagnostics;
+    const expected = [{ code: 'invalid_record', line: 2, reason: `nested deeper than ${MAX_RECORD_DEPTH} levels` }];
+    expect(await read()).toEqual(expected);
+    // Inherited keys are no part of a record: a deep inherited value makes no shallow record too deep.
+    Object.defineProperty(Object.prototype, 'inheritedDeep', {
+      value: nested('x', MAX_RECORD_DEPTH + 5),
+      enumerable: true,
+      configurable: true,
+      writable: true,
+    });
+    try {
+      expect(await read()).toEqual(expected);
+    } finally {
+      delete (Object.prototype as { inheritedDeep?: unknown }).inheritedDeep;
+    }
   });
 
   it('leaves out and reports records of another session than the first valid record', async () => {
