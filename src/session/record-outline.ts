@@ -56,28 +56,49 @@ function isSlotKey(key: string, value: unknown): value is Obj {
   return (key === 'functionCall' || key === 'functionResponse') && typeof value === 'object' && value !== null;
 }
 
-/** One part's signature: its keys in order with their reduced values (names for calls and results). */
-function partSignature(part: Obj): string {
-  let sig = '';
+/**
+ * The lookup of templates: a tree walked one token at a time along a record's parts (a
+ * part's keys in order, each as its reduced value; a call's or result's name after it;
+ * the end of each part), ending at the template of that shape. Walking it builds no
+ * signature string per record (a fifth of the outline pass's own time at 100k records).
+ * Tokens: the reduced values are symbols, other keys and names are the values
+ * themselves (Map keys: 5 and "5" differ), a name that is not a primitive is NAME_JSON
+ * then its JSON. The grammar keeps them apart: a name comes only after a slot token.
+ */
+interface ShapeNode {
+  next: Map<unknown, ShapeNode>;
+  template: PartsTemplate | null;
+}
+
+const TEXT_EMPTY = Symbol('text ""');
+const TEXT = Symbol('text');
+const THOUGHT = Symbol('thought true');
+const NOT_THOUGHT = Symbol('thought other');
+const CALL_WITH_ID = Symbol('functionCall with id');
+const CALL = Symbol('functionCall without id');
+const RESULT_WITH_ID = Symbol('functionResponse with id');
+const RESULT = Symbol('functionResponse without id');
+const NAME_JSON = Symbol('name as JSON');
+const PART_END = Symbol('end of part');
+
+/** The tokens of one part, handed one by one to `step`. */
+function partTokens(part: Obj, step: (token: unknown) => void): void {
   for (const key in part) {
     if (!Object.hasOwn(part, key)) continue;
     const value = part[key];
-    if (key === 'text') sig += value === '' ? 'e\u0001' : 't\u0001';
-    else if (key === 'thought') sig += value === true ? 'T\u0001' : 'f\u0001';
-    else if (isSlotKey(key, value))
-      sig += `${key === 'functionCall' ? 'C' : 'R'}${Object.hasOwn(value, 'id') ? 'i' : 'n'}${nameSignature(value['name'])}\u0001`;
-    else sig += `k${nameSignature(key)}\u0001`;
+    if (key === 'text') step(value === '' ? TEXT_EMPTY : TEXT);
+    else if (key === 'thought') step(value === true ? THOUGHT : NOT_THOUGHT);
+    else if (isSlotKey(key, value)) {
+      const withId = Object.hasOwn(value, 'id');
+      step(key === 'functionCall' ? (withId ? CALL_WITH_ID : CALL) : withId ? RESULT_WITH_ID : RESULT);
+      const name = value['name'];
+      if (typeof name === 'object' && name !== null) {
+        step(NAME_JSON);
+        step(JSON.stringify(name));
+      } else step(name);
+    } else step(key);
   }
-  return sig;
-}
-
-/**
- * A name in a signature: a string as its length and itself, so no character inside it
- * (a separator included) can be read as the signature's own; anything else as `j` and
- * its JSON.
- */
-function nameSignature(name: unknown): string {
-  return typeof name === 'string' ? `${name.length}:${name}` : `j${JSON.stringify(name)}`;
+  step(PART_END);
 }
 
 function templatePart(part: Obj): TemplatePart {
@@ -94,7 +115,9 @@ function templatePart(part: Obj): TemplatePart {
 }
 
 export class PartsOutliner {
-  private readonly templates = new Map<string, PartsTemplate>();
+  private readonly shapes: ShapeNode = { next: new Map(), template: null };
+  /** Templates reachable through `shapes`. */
+  private cached = 0;
   /** Every template handed out, by index. */
   readonly list: PartsTemplate[] = [Object.freeze({ index: 0, parts: Object.freeze([]), slots: 0, sole: [] })];
 
@@ -115,25 +138,34 @@ export class PartsOutliner {
   /** The template of these parts; their ids, in slot order, go to `onId`. */
   template(parts: readonly Part[], onId: (id: string | undefined) => void): PartsTemplate {
     if (parts.length === 0) return this.list[0]!;
-    let signature = '';
+    // Bounded: a log of ever new shapes (or tool names) must not grow the lookup without end.
+    const grows = this.cached < 4096;
+    let node: ShapeNode | null = this.shapes;
+    const step = (token: unknown): void => {
+      if (node === null) return;
+      let next = node.next.get(token);
+      if (next === undefined && grows) node.next.set(token, (next = { next: new Map(), template: null }));
+      node = next ?? null;
+    };
     for (let i = 0; i < parts.length; i++) {
       const part = parts[i] as Obj;
-      signature += `${partSignature(part)}\u0002`;
+      partTokens(part, step);
       for (const key of SLOT_KEYS) {
         const value = part[key];
         if (Object.hasOwn(part, key) && typeof value === 'object' && value !== null)
           onId(Object.hasOwn(value, 'id') ? ((value as Obj)['id'] as string) : undefined);
       }
     }
-    let template = this.templates.get(signature);
-    if (template === undefined) {
-      const tparts = parts.map((p) => templatePart(p as Obj));
-      let slots = 0;
-      for (const p of tparts) for (const key in p) if (isSlot(p[key])) slots++;
-      template = Object.freeze({ index: this.list.length, parts: Object.freeze(tparts), slots, sole: tparts.map(soleSlot) });
-      this.list.push(template);
-      // Bounded: a log of ever new shapes (or tool names) must not grow the lookup without end.
-      if (this.templates.size < 4096) this.templates.set(signature, template);
+    const found = node as ShapeNode | null;
+    if (found?.template) return found.template;
+    const tparts = parts.map((p) => templatePart(p as Obj));
+    let slots = 0;
+    for (const p of tparts) for (const key in p) if (isSlot(p[key])) slots++;
+    const template: PartsTemplate = Object.freeze({ index: this.list.length, parts: Object.freeze(tparts), slots, sole: tparts.map(soleSlot) });
+    this.list.push(template);
+    if (found !== null) {
+      found.template = template;
+      this.cached++;
     }
     return template;
   }
