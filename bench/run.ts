@@ -170,6 +170,8 @@ interface SpawnTiming {
   cpuMs: number;
   maxRssKb: number;
   line?: Record<string, unknown>;
+  /** The first stdout line as text (commands that are not mend's). */
+  text?: string;
 }
 
 /**
@@ -503,9 +505,9 @@ function timeCommand(bin: string, args: string[], opts: { cwd: string; env: Node
     const t0 = performance.now();
     const child = spawn(bin, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let found: SpawnTiming | undefined;
-    child.stdout.on('data', () => {
+    child.stdout.on('data', (chunk: Buffer) => {
       if (found) return;
-      found = { ms: performance.now() - t0, ...(procStats(child.pid!) ?? { cpuMs: NaN, maxRssKb: NaN }) };
+      found = { ms: performance.now() - t0, ...(procStats(child.pid!) ?? { cpuMs: NaN, maxRssKb: NaN }), text: chunk.toString('utf8').split('\n')[0] };
       child.kill('SIGTERM');
     });
     child.on('error', reject);
@@ -529,7 +531,19 @@ async function measureQwen(session: QwenSession, reps: number, env: { home: stri
     ];
     if (qwen) {
       const q = qwenCodeTiming(env.home, session.path, session.sessionId);
-      steps.push(async () => void figures.qwenCode.push(await timeCommand(qwen.bin, q.args, { cwd: q.cwd, env: q.env })));
+      steps.push(async () => {
+        const t = await timeCommand(qwen.bin, q.args, { cwd: q.cwd, env: q.env });
+        // Its first line must be about this session (its result once the session is loaded), or the time says nothing.
+        let sessionId: unknown;
+        try {
+          sessionId = (JSON.parse(t.text ?? '') as { session_id?: unknown }).session_id;
+        } catch {
+          sessionId = undefined;
+        }
+        if (sessionId !== session.sessionId)
+          throw new Error(`Qwen Code did not answer for the session: its first line was ${JSON.stringify(t.text?.slice(0, 300))}`);
+        figures.qwenCode.push(t);
+      });
     }
     if (!smallHeap) {
       // What a continuing run does (in-process, modules loaded first), at 100k only: the full load
