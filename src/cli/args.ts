@@ -1,6 +1,7 @@
 /**
- * Command-line parsing (yargs). Produces a plain description of what to do; no
- * side effects. Usage problems come back as MendError('usage').
+ * Command-line parsing (yargs, the parser of record; the common run options are read
+ * without it, see quick-args.ts). Produces a plain description of what to do; no side
+ * effects. Usage problems come back as MendError('usage').
  */
 import type yargsFactory from 'yargs';
 import { MendError } from '../errors.js';
