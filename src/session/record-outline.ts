@@ -70,6 +70,9 @@ interface ShapeNode {
   template: PartsTemplate | null;
 }
 
+/** About 100 bytes each: a few MB at most, where a log has tens of shapes of a few tokens. */
+const MAX_SHAPE_NODES = 1 << 16;
+
 const TEXT_EMPTY = Symbol('text ""');
 const TEXT = Symbol('text');
 const THOUGHT = Symbol('thought true');
@@ -116,8 +119,8 @@ function templatePart(part: Obj): TemplatePart {
 
 export class PartsOutliner {
   private readonly shapes: ShapeNode = { next: new Map(), template: null };
-  /** Templates reachable through `shapes`. */
-  private cached = 0;
+  /** Nodes under `shapes`. */
+  private nodes = 0;
   /** Every template handed out, by index. */
   readonly list: PartsTemplate[] = [Object.freeze({ index: 0, parts: Object.freeze([]), slots: 0, sole: [] })];
 
@@ -138,13 +141,17 @@ export class PartsOutliner {
   /** The template of these parts; their ids, in slot order, go to `onId`. */
   template(parts: readonly Part[], onId: (id: string | undefined) => void): PartsTemplate {
     if (parts.length === 0) return this.list[0]!;
-    // Bounded: a log of ever new shapes (or tool names) must not grow the lookup without end.
-    const grows = this.cached < 4096;
+    // Bounded: a log of ever new shapes (or tool names, or records of thousands of parts)
+    // must not grow the lookup without end; past the bound a new shape is made, not kept.
+    const grows = this.nodes < MAX_SHAPE_NODES;
     let node: ShapeNode | null = this.shapes;
     const step = (token: unknown): void => {
       if (node === null) return;
       let next = node.next.get(token);
-      if (next === undefined && grows) node.next.set(token, (next = { next: new Map(), template: null }));
+      if (next === undefined && grows) {
+        node.next.set(token, (next = { next: new Map(), template: null }));
+        this.nodes++;
+      }
       node = next ?? null;
     };
     for (let i = 0; i < parts.length; i++) {
@@ -163,10 +170,7 @@ export class PartsOutliner {
     for (const p of tparts) for (const key in p) if (isSlot(p[key])) slots++;
     const template: PartsTemplate = Object.freeze({ index: this.list.length, parts: Object.freeze(tparts), slots, sole: tparts.map(soleSlot) });
     this.list.push(template);
-    if (found !== null) {
-      found.template = template;
-      this.cached++;
-    }
+    if (found !== null) found.template = template;
     return template;
   }
 }
