@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { homedir, hostname, platform, tmpdir } from 'node:os';
+import { availableParallelism, homedir, hostname, platform, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { errorCodeOf, errorMessageOf } from '../errors.js';
 import type { HostEnv } from '../runtime/host-env.js';
@@ -114,7 +114,7 @@ export async function composeStore(io: MainIo, flag: string | undefined, private
   const home = privateHome ?? (io.env['MEND_HOME'] || join(homedir(), '.mend'));
   const faultHook = faultHookFromEnv(io.env['MEND_FAULT'], (msg) => io.stderr.write(`mend[fault]: ${msg}\n`));
   const warn = (message: string) => io.stderr.write(`mend: warning: ${message}\n`);
-  const outline = outlineFromEnv(io.env);
+  const outline = outlineFromEnv(io.env, availableParallelism());
   return openStore(privateHome !== undefined ? 'jsonl' : storeSpec(flag, io.env), io.env, {
     home,
     warn,

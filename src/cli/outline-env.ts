@@ -1,16 +1,27 @@
 /**
- * How the environment tunes a large log's outline pass (issue 11), for the bench and
- * the tests that drive the bundled worker: MEND_OUTLINE_THREADS=1 reads every log on
- * one thread; MEND_OUTLINE_CHUNK_BYTES=N shares any log, however small, with the worker
- * in chunks of N bytes (the main thread waits for it to start). Anything else leaves
- * the default (a worker for logs of 16-256 MiB).
+ * How the environment and the machine tune a large log's outline pass (issue 11), for
+ * the bench and the tests that drive the bundled worker: MEND_OUTLINE_THREADS=1 reads
+ * every log on one thread and MEND_OUTLINE_THREADS=2 shares a log of 16-256 MiB with a
+ * worker thread whatever the machine; MEND_OUTLINE_CHUNK_BYTES=N shares any log, however
+ * small, with the worker in chunks of N bytes (the main thread waits for it to start).
+ * Without them the worker is used only with at least MIN_CPUS_FOR_WORKER CPUs.
  */
 import type { OutlineParallel } from '../session/outline-reader.js';
 
-export function outlineFromEnv(env: Readonly<Record<string, string | undefined>>): OutlineParallel | false | undefined {
-  if (env['MEND_OUTLINE_THREADS'] === '1') return false;
+/**
+ * With two CPUs a worker thread competes with the main thread's own V8 helpers (garbage
+ * collection, compilation) and adds its own heap: measured on three machines of two
+ * vCPUs, it made a 100k-record resume 6-8% slower on two and cut the pass by a fifth on
+ * one (docs/performance.md, round 5). With four or more there is a CPU to spare for it.
+ */
+export const MIN_CPUS_FOR_WORKER = 4;
+
+export function outlineFromEnv(env: Readonly<Record<string, string | undefined>>, cpus: number): OutlineParallel | false | undefined {
+  const threads = env['MEND_OUTLINE_THREADS'];
+  if (threads === '1') return false;
   const chunk = Number(env['MEND_OUTLINE_CHUNK_BYTES'] ?? '');
   // The worker is waited for, so even a tiny log is shared with it (what the tests drive).
   if (Number.isSafeInteger(chunk) && chunk > 0) return { chunkBytes: chunk, minBytes: 0, maxBytes: Number.POSITIVE_INFINITY, startTogether: true };
-  return undefined;
+  if (threads === '2' || cpus >= MIN_CPUS_FOR_WORKER) return undefined;
+  return false;
 }

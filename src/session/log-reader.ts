@@ -226,6 +226,24 @@ export function checkLine(text: string, line: number, diagnostics: LoadDiagnosti
   return check.record;
 }
 
+/**
+ * checkLine's common case alone, with no diagnostic: the record when the text parses, is
+ * not too deep and passes the schema's fast check, else undefined (the caller then runs
+ * checkLine on the line as UTF-8, which says what is wrong). The outline pass calls it on
+ * lines decoded as latin1 (outline-pass.ts): JSON accepts the same lines however their
+ * non-ASCII bytes decode, and none of these checks reads a string's non-ASCII characters.
+ */
+export function quickCheckLine(text: string): ChatRecord | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (text.length >= MIN_TOO_DEEP_LENGTH && nestedDeeperThan(value, MAX_RECORD_DEPTH)) return undefined;
+  return isCertainlyValidRecord(value) ? value : undefined;
+}
+
 function lineOf(d: LoadDiagnostic): number {
   return 'line' in d ? d.line : Number.MAX_SAFE_INTEGER;
 }

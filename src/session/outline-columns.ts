@@ -305,6 +305,65 @@ export class OutlineColumns {
   }
 }
 
+/**
+ * Whether every string pushAt keeps of `record` is ASCII: its uuid, parent and session
+ * id, and of its parts (record-outline.ts) every key and each call's and result's name
+ * and id. Everything else pushAt reads it only compares with ASCII constants, tests for
+ * emptiness or checks the type of, which gives the same answer however the record's
+ * non-ASCII bytes were decoded. The outline pass parses lines decoded as latin1 (much
+ * cheaper than UTF-8) and keeps such a record only when this holds; any other record is
+ * parsed again from its UTF-8 (outline-pass.ts). A string kept here without being checked
+ * here would be wrong, not slow: test/session/outline-latin1.test.ts puts non-ASCII text
+ * in every string and key of generated records to catch that.
+ *
+ * `known` holds strings already found ASCII (the last record's uuid and session id): the
+ * usual parent and session id equal them and need no second look.
+ */
+export function keepsOnlyAscii(record: ChatRecord, known: AsciiStrings): boolean {
+  if (!isAscii(record.uuid)) return false;
+  const session = record.sessionId;
+  if (session !== known.sessionId && !isAscii(session)) return false;
+  const parent = record.parentUuid;
+  if (parent !== null && parent !== known.uuid && !isAscii(parent)) return false;
+  if (record.type === 'system') return true;
+  const parts = record.message.parts;
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i] as Record<string, unknown> | undefined;
+    if (part === undefined) continue;
+    for (const key in part) {
+      if (!Object.hasOwn(part, key)) continue;
+      if (key === 'text' || key === 'thought' || key === 'thoughtSignature') continue;
+      if (key !== 'functionCall' && key !== 'functionResponse') {
+        if (!isAscii(key)) return false;
+        continue;
+      }
+      const slot = part[key];
+      if (typeof slot !== 'object' || slot === null) continue;
+      const { name, id } = slot as { name?: unknown; id?: unknown };
+      if (!keptValueIsAscii(name) || (Object.hasOwn(slot, 'id') && !keptValueIsAscii(id))) return false;
+    }
+  }
+  return true;
+}
+
+/** Strings found ASCII before (keepsOnlyAscii), or null. */
+export interface AsciiStrings {
+  uuid: string | null;
+  sessionId: string | null;
+}
+
+/** A name or id as the outline keeps it: a string as it is, an object as its JSON. */
+function keptValueIsAscii(value: unknown): boolean {
+  if (typeof value === 'string') return isAscii(value);
+  if (typeof value !== 'object' || value === null) return true;
+  return isAscii(JSON.stringify(value));
+}
+
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
 function provenanceOf(record: ChatRecord): 0 | 1 | 2 {
   return record.version === undefined ? 0 : isMendVersion(record.version) ? 1 : 2;
 }

@@ -10,10 +10,12 @@
  * the file strips no byte-order mark (only line 1 of a file can have one), and its
  * numbers are shifted when it is appended.
  */
+import { isAscii } from 'node:buffer';
 import type { LoadDiagnostic } from './conversation.js';
 import { decodeLine, type LineBlocksEnd } from './line-blocks.js';
-import { INVALID, MALFORMED, SessionTally, checkLine, isBlank, lineText } from './log-reader.js';
-import { OutlineColumns, type ColumnsData } from './outline-columns.js';
+import { INVALID, MALFORMED, SessionTally, checkLine, isBlank, lineText, quickCheckLine } from './log-reader.js';
+import { OutlineColumns, keepsOnlyAscii, type AsciiStrings, type ColumnsData } from './outline-columns.js';
+import type { ChatRecord } from './records.js';
 
 const NEWLINE = 0x0a;
 
@@ -27,6 +29,8 @@ export interface PassData {
   /** Records per session id, in first-seen order. */
   tally: [string, number][];
   lines: number;
+  /** OutlinePass.reparsed. */
+  reparsed: number;
   /** Set when the pass read to the end of the file. */
   end: { bytes: number; lastByte: number } | null;
 }
@@ -39,6 +43,10 @@ export class OutlinePass {
   line = 0;
   /** How many chunks a worker read of this pass's lines (outline-parallel.ts; tests and the bench). */
   workerChunks = 0;
+  /** Lines parsed a second time, as UTF-8, after their latin1 reading was not kept (tests and the bench). */
+  reparsed = 0;
+  /** The last record's uuid and session id when it was read as latin1 (then they are ASCII), else null. */
+  private readonly ascii: AsciiStrings = { uuid: null, sessionId: null };
   /** Where the line starts that `block` stopped before. */
   stoppedAt = -1;
   /** Where the file ended, once a pass reached its end. */
@@ -68,6 +76,39 @@ export class OutlinePass {
     const record = checkLine(text, line, this.diagnostics);
     if (record === MALFORMED) return false;
     if (record === INVALID) return true;
+    this.keep(record, start, byteLength);
+    return true;
+  }
+
+  /**
+   * Handles the line bytes[from, to) at byte `start` of the file. Read first as latin1:
+   * decoding is then a copy and JSON.parse reads one byte a character, where UTF-8 makes
+   * every line with a non-ASCII character a two-byte string (issue 11: a third of a
+   * Qwen-format log's decode and parse). JSON accepts the same lines either way, and the
+   * record is kept only when everything the outline keeps of it is ASCII, i.e. the same
+   * as from UTF-8 (keepsOnlyAscii). Any other line (blank, damaged, not certainly valid,
+   * non-ASCII where it is kept, or the first line of a file, which may start with a
+   * byte-order mark) goes through `handle` as UTF-8, as before.
+   */
+  private handleBytes(bytes: Buffer, from: number, to: number, start: number): boolean {
+    if (!this.startsFile || this.line > 0) {
+      const record = quickCheckLine(bytes.toString('latin1', from, to));
+      // An ASCII line reads the same either way (half a Qwen log's lines): only the others need the check.
+      if (record !== undefined && (isAscii(bytes.subarray(from, to)) || keepsOnlyAscii(record, this.ascii))) {
+        this.line++;
+        this.keep(record, start, to - from);
+        this.ascii.uuid = record.uuid;
+        this.ascii.sessionId = record.sessionId;
+        return true;
+      }
+      this.reparsed++;
+    }
+    this.ascii.uuid = this.ascii.sessionId = null;
+    return this.handle(decodeLine(bytes, from, to), start, to - from);
+  }
+
+  private keep(record: ChatRecord, start: number, byteLength: number): void {
+    const line = this.line;
     this.tally.add(record.sessionId);
     const kept = this.kept;
     kept.push(record, line, start, start + byteLength);
@@ -77,7 +118,6 @@ export class OutlinePass {
       const scale = (this.estimateBytes / (start - this.rangeStart + byteLength + 1)) * 1.05;
       kept.reserve(Math.ceil(line * scale) + 1024, Math.ceil(kept.ids.count * scale) + 1024, Math.ceil(kept.ids.used * scale) + 4096);
     }
-    return true;
   }
 
   /**
@@ -94,7 +134,7 @@ export class OutlinePass {
           return false;
         }
       }
-      if (!this.handle(decodeLine(bytes, start, nl), offset + start, nl - start)) this.diagnostics.push({ code: 'malformed_line', line: this.line });
+      if (!this.handleBytes(bytes, start, nl, offset + start)) this.diagnostics.push({ code: 'malformed_line', line: this.line });
       start = nl + 1;
     }
     return true;
@@ -123,7 +163,7 @@ export class OutlinePass {
 
   /** This pass as a message (its column buffers to be transferred). */
   data(): PassData {
-    return { columns: this.kept.data(), diagnostics: this.diagnostics, tally: this.tally.entries(), lines: this.line, end: this.end };
+    return { columns: this.kept.data(), diagnostics: this.diagnostics, tally: this.tally.entries(), lines: this.line, reparsed: this.reparsed, end: this.end };
   }
 
   /** Appends a pass over the lines right after this one's. */
@@ -133,6 +173,7 @@ export class OutlinePass {
     for (const d of next.diagnostics) this.diagnostics.push('line' in d ? { ...d, line: d.line + base } : d);
     for (const [id, count] of next.tally) this.tally.add(id, count);
     this.line += next.lines;
+    this.reparsed += next.reparsed;
     if (next.end !== null) this.end = next.end;
   }
 }

@@ -1,36 +1,46 @@
 /**
- * The environment's knobs for the outline pass's worker thread (src/cli/outline-env.ts):
- * the bench reads on one thread with MEND_OUTLINE_THREADS=1; the tests share even a tiny
- * log with the bundled worker through MEND_OUTLINE_CHUNK_BYTES; anything else is the default.
+ * The knobs for the outline pass's worker thread (src/cli/outline-env.ts): the machine's
+ * CPU count decides by default; MEND_OUTLINE_THREADS=1 or 2 overrides it; the tests share
+ * even a tiny log with the bundled worker through MEND_OUTLINE_CHUNK_BYTES.
  */
 import { describe, expect, it } from 'vitest';
-import { outlineFromEnv } from '../../src/cli/outline-env.js';
+import { MIN_CPUS_FOR_WORKER, outlineFromEnv } from '../../src/cli/outline-env.js';
+
+const MANY = MIN_CPUS_FOR_WORKER;
+const FEW = MIN_CPUS_FOR_WORKER - 1;
 
 describe('outlineFromEnv', () => {
   it('reads every log on one thread with MEND_OUTLINE_THREADS=1 (it wins over a chunk size)', () => {
-    expect(outlineFromEnv({ MEND_OUTLINE_THREADS: '1' })).toBe(false);
-    expect(outlineFromEnv({ MEND_OUTLINE_THREADS: '1', MEND_OUTLINE_CHUNK_BYTES: '64' })).toBe(false);
+    expect(outlineFromEnv({ MEND_OUTLINE_THREADS: '1' }, MANY)).toBe(false);
+    expect(outlineFromEnv({ MEND_OUTLINE_THREADS: '1', MEND_OUTLINE_CHUNK_BYTES: '64' }, MANY)).toBe(false);
   });
 
-  it('shares any log with the worker in N-byte chunks, waiting for it, with MEND_OUTLINE_CHUNK_BYTES=N', () => {
-    expect(outlineFromEnv({ MEND_OUTLINE_CHUNK_BYTES: '64' })).toEqual({
-      chunkBytes: 64,
-      minBytes: 0,
-      maxBytes: Number.POSITIVE_INFINITY,
-      startTogether: true,
-    });
+  it('shares any log with the worker in N-byte chunks, waiting for it, with MEND_OUTLINE_CHUNK_BYTES=N, on any machine', () => {
+    for (const cpus of [1, FEW, MANY]) {
+      expect(outlineFromEnv({ MEND_OUTLINE_CHUNK_BYTES: '64' }, cpus)).toEqual({
+        chunkBytes: 64,
+        minBytes: 0,
+        maxBytes: Number.POSITIVE_INFINITY,
+        startTogether: true,
+      });
+    }
   });
 
-  it('leaves the default for anything else', () => {
-    for (const env of [
+  it(`uses the worker by default only with ${MIN_CPUS_FOR_WORKER} CPUs or more; MEND_OUTLINE_THREADS=2 uses it on any machine`, () => {
+    const others = [
       {},
-      { MEND_OUTLINE_THREADS: '2' },
       { MEND_OUTLINE_CHUNK_BYTES: '0' },
       { MEND_OUTLINE_CHUNK_BYTES: '-5' },
       { MEND_OUTLINE_CHUNK_BYTES: '1.5' },
       { MEND_OUTLINE_CHUNK_BYTES: 'lots' },
-    ]) {
-      expect(outlineFromEnv(env)).toBeUndefined();
+    ];
+    for (const env of others) {
+      expect(outlineFromEnv(env, MANY)).toBeUndefined();
+      expect(outlineFromEnv(env, 2 * MANY)).toBeUndefined();
+      expect(outlineFromEnv(env, FEW)).toBe(false);
+      expect(outlineFromEnv(env, 1)).toBe(false);
     }
+    expect(outlineFromEnv({ MEND_OUTLINE_THREADS: '2' }, 1)).toBeUndefined();
+    expect(outlineFromEnv({ MEND_OUTLINE_THREADS: '2' }, FEW)).toBeUndefined();
   });
 });
