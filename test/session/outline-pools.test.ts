@@ -1,0 +1,62 @@
+/**
+ * The id pool of an outline (src/session/outline-pools.ts): ids of calls and results as
+ * UTF-8 in one buffer, read back by number. While every id is ASCII they are read from
+ * windows of the buffer decoded once; the answers must be those of decoding each id on
+ * its own, whatever the order of reads and adds, however the pool grows or is appended
+ * to, with empty, missing, long and non-ASCII ids.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { IdPool } from '../../src/session/outline-pools.js';
+
+const idArb = fc.oneof(
+  { weight: 6, arbitrary: fc.string({ unit: fc.constantFrom('a', 'b', '_', '0', '9', '-'), maxLength: 24 }) },
+  { weight: 1, arbitrary: fc.constant(undefined) },
+  { weight: 1, arbitrary: fc.constant('') },
+  { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 6 }) },
+  // Longer than a decoded window.
+  { weight: 1, arbitrary: fc.constant('x'.repeat(70_000)) },
+);
+
+/** Adds, reads (by a fraction of the ids added so far) and appends of another pool, in any order. */
+const opArb = fc.oneof(
+  idArb.map((id) => ({ op: 'add' as const, id })),
+  fc.double({ min: 0, max: 1, noNaN: true }).map((at) => ({ op: 'read' as const, at })),
+  fc.array(idArb, { maxLength: 5 }).map((ids) => ({ op: 'append' as const, ids })),
+);
+
+describe('IdPool', () => {
+  it('gives back every id as it was added, ASCII ids read through decoded windows', () => {
+    const pool = new IdPool();
+    const ids = ['call_1', '', undefined, 'call_2', 'x'.repeat(100_000), 'c3'];
+    for (const id of ids) pool.add(id);
+    // Out of order and again: windows move back and forth.
+    for (const j of [5, 0, 4, 1, 2, 3, 0, 5]) expect(pool.at(j)).toBe(ids[j]);
+  });
+
+  it('property: reads interleaved with adds and appends give what was added', () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 60 }), (ops) => {
+        const pool = new IdPool();
+        const added: (string | undefined)[] = [];
+        for (const step of ops) {
+          if (step.op === 'add') {
+            pool.add(step.id);
+            added.push(step.id);
+          } else if (step.op === 'append') {
+            const other = new IdPool();
+            for (const id of step.ids) other.add(id);
+            pool.append(other.data());
+            added.push(...step.ids);
+          } else if (added.length > 0) {
+            const j = Math.min(added.length - 1, Math.floor(step.at * added.length));
+            expect(pool.at(j)).toBe(added[j]);
+          }
+        }
+        for (let j = added.length - 1; j >= 0; j--) expect(pool.at(j)).toBe(added[j]);
+        for (let j = 0; j < added.length; j++) expect(pool.at(j)).toBe(added[j]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
