@@ -35,6 +35,10 @@ export class StringTable {
 /** Bytes of ids decoded at once (IdPool.at): a few thousand ids, a small string. */
 const ID_WINDOW_BYTES = 1 << 16;
 
+/** starts[j] of an undefined id and of one kept as a string. */
+const NONE = -1;
+const ODD = -2;
+
 export class IdPool {
   private bytes = Buffer.allocUnsafe(1 << 16);
   used = 0;
@@ -57,7 +61,7 @@ export class IdPool {
     const j = this.count++;
     if (j === this.starts.length) this.reserve(2 * j);
     if (id === undefined) {
-      this.starts[j] = -1;
+      this.starts[j] = NONE;
       return;
     }
     if (this.used + 3 * id.length > this.bytes.length) {
@@ -67,11 +71,22 @@ export class IdPool {
     }
     this.starts[j] = this.used;
     const written = this.bytes.write(id, this.used, 'utf8');
+    // As many bytes as characters: every character was ASCII.
+    if (written !== id.length) {
+      // A lone surrogate (JSON's "\ud800") has no UTF-8: such an id is kept as it is.
+      if (this.bytes.toString('utf8', this.used, this.used + written) !== id) {
+        this.starts[j] = ODD;
+        this.odd.set(j, id);
+        return;
+      }
+      this.ascii = false;
+    }
     this.used += written;
     this.ends[j] = this.used;
-    // As many bytes as characters: every character was ASCII.
-    if (written !== id.length) this.ascii = false;
   }
+
+  /** Ids UTF-8 cannot hold, by number (starts[j] === ODD). */
+  private readonly odd = new Map<number, string>();
 
   /** Whether every id added is ASCII: then a window of the bytes decodes once for the ids in it. */
   private ascii = true;
@@ -81,7 +96,7 @@ export class IdPool {
 
   at(j: number): string | undefined {
     const start = this.starts[j]!;
-    if (start < 0) return undefined;
+    if (start < 0) return start === ODD ? this.odd.get(j) : undefined;
     const end = this.ends[j]!;
     if (!this.ascii) return this.bytes.toString('utf8', start, end);
     // A plan reads the ids in order: one decode per window instead of a native call per id
@@ -95,7 +110,7 @@ export class IdPool {
 
   data(): IdsData {
     // The bytes are copied (a Buffer may share its memory); the offsets are transferred.
-    return { bytes: new Uint8Array(this.bytes.subarray(0, this.used)), count: this.count, starts: this.starts, ends: this.ends };
+    return { bytes: new Uint8Array(this.bytes.subarray(0, this.used)), count: this.count, starts: this.starts, ends: this.ends, odd: this.odd };
   }
 
   /** Appends the ids of another pool. */
@@ -108,9 +123,10 @@ export class IdPool {
     this.used += other.bytes.length;
     for (let j = 0; j < other.count; j++) {
       const start = other.starts[j]!;
-      this.starts[first + j] = start < 0 ? -1 : start + base;
+      this.starts[first + j] = start < 0 ? start : start + base;
       this.ends[first + j] = other.ends[j]! + base;
     }
+    for (const [j, id] of other.odd) this.odd.set(first + j, id);
     this.count += other.count;
   }
 }
@@ -120,4 +136,6 @@ export interface IdsData {
   count: number;
   starts: Int32Array;
   ends: Int32Array;
+  /** Ids kept as strings (UTF-8 cannot hold them), by number. */
+  odd: Map<number, string>;
 }

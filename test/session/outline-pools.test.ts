@@ -3,17 +3,21 @@
  * UTF-8 in one buffer, read back by number. While every id is ASCII they are read from
  * windows of the buffer decoded once; the answers must be those of decoding each id on
  * its own, whatever the order of reads and adds, however the pool grows or is appended
- * to, with empty, missing, long and non-ASCII ids.
+ * to, with empty, missing, long and non-ASCII ids, and ids with a lone surrogate (which
+ * UTF-8 cannot hold: kept as strings).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IdPool } from '../../src/session/outline-pools.js';
+import { outlineBytes } from '../../src/session/outline-reader.js';
 
 const idArb = fc.oneof(
   { weight: 6, arbitrary: fc.string({ unit: fc.constantFrom('a', 'b', '_', '0', '9', '-'), maxLength: 24 }) },
   { weight: 1, arbitrary: fc.constant(undefined) },
   { weight: 1, arbitrary: fc.constant('') },
   { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 6 }) },
+  // Any UTF-16 code units: lone surrogates too, which UTF-8 cannot hold.
+  { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 4 }) },
   // Longer than a decoded window.
   { weight: 1, arbitrary: fc.constant('x'.repeat(70_000)) },
 );
@@ -32,6 +36,26 @@ describe('IdPool', () => {
     for (const id of ids) pool.add(id);
     // Out of order and again: windows move back and forth.
     for (const j of [5, 0, 4, 1, 2, 3, 0, 5]) expect(pool.at(j)).toBe(ids[j]);
+  });
+
+  it('keeps an id with a lone surrogate (JSON "\\ud800") as it was written, in the outline of a log too', async () => {
+    const pool = new IdPool();
+    for (const id of ['c1', 'c\ud800', 'c\udfff\ud800x', 'é']) pool.add(id);
+    expect([0, 1, 2, 3].map((j) => pool.at(j))).toEqual(['c1', 'c\ud800', 'c\udfff\ud800x', 'é']);
+    const base = { sessionId: 's1', timestamp: 't', version: 'mend/0.1.0' };
+    const records = [
+      { ...base, uuid: 'u1', parentUuid: null, type: 'user', message: { role: 'user', parts: [{ text: 'hi' }] } },
+      {
+        ...base,
+        uuid: 'a1',
+        parentUuid: 'u1',
+        type: 'assistant',
+        message: { role: 'model', parts: [{ functionCall: { id: 'c\ud800', name: 'x', args: {} } }] },
+      },
+      { ...base, uuid: 'u2', parentUuid: 'a1', type: 'user', message: { role: 'user', parts: [{ text: 'next' }] } },
+    ];
+    const outline = await outlineBytes(Buffer.from(records.map((r) => `${JSON.stringify(r)}\n`).join('')));
+    expect(outline.outlineParts(1)).toEqual([{ functionCall: { id: 'c\ud800', name: 'x' } }]);
   });
 
   it('property: reads interleaved with adds and appends give what was added', () => {
