@@ -1,5 +1,3 @@
-import { isAscii } from 'node:buffer';
-
 /**
  * The pools an outline's columns point into (issue 11): strings that repeat (session
  * ids) as small numbers, and the ids of calls and results as UTF-8 in one buffer, so
@@ -32,9 +30,6 @@ export class StringTable {
 }
 
 /** The ids of calls and results as UTF-8 in one growing buffer: no string kept per id. */
-/** Bytes of ids decoded at once (IdPool.at): a few thousand ids, a small string. */
-const ID_WINDOW_BYTES = 1 << 16;
-
 /** starts[j] of an undefined id and of one kept as a string. */
 const NONE = -1;
 const ODD = -2;
@@ -71,15 +66,12 @@ export class IdPool {
     }
     this.starts[j] = this.used;
     const written = this.bytes.write(id, this.used, 'utf8');
-    // As many bytes as characters: every character was ASCII.
-    if (written !== id.length) {
-      // A lone surrogate (JSON's "\ud800") has no UTF-8: such an id is kept as it is.
-      if (this.bytes.toString('utf8', this.used, this.used + written) !== id) {
-        this.starts[j] = ODD;
-        this.odd.set(j, id);
-        return;
-      }
-      this.ascii = false;
+    // A lone surrogate (JSON's "\ud800") has no UTF-8: such an id is kept as it is. (As many
+    // bytes as characters: all ASCII, nothing to check.)
+    if (written !== id.length && this.bytes.toString('utf8', this.used, this.used + written) !== id) {
+      this.starts[j] = ODD;
+      this.odd.set(j, id);
+      return;
     }
     this.used += written;
     this.ends[j] = this.used;
@@ -88,24 +80,13 @@ export class IdPool {
   /** Ids UTF-8 cannot hold, by number (starts[j] === ODD). */
   private readonly odd = new Map<number, string>();
 
-  /** Whether every id added is ASCII: then a window of the bytes decodes once for the ids in it. */
-  private ascii = true;
-  /** The bytes [windowStart, windowStart + window.length) as text, while `ascii`. */
-  private window = '';
-  private windowStart = 0;
-
   at(j: number): string | undefined {
     const start = this.starts[j]!;
     if (start < 0) return start === ODD ? this.odd.get(j) : undefined;
-    const end = this.ends[j]!;
-    if (!this.ascii) return this.bytes.toString('utf8', start, end);
-    // A plan reads the ids in order: one decode per window instead of a native call per id
-    // (a sixth of a 100k-record plan's time); slices of the window share its characters.
-    if (start < this.windowStart || end > this.windowStart + this.window.length) {
-      this.windowStart = start;
-      this.window = this.bytes.toString('latin1', start, Math.min(this.used, Math.max(end, start + ID_WINDOW_BYTES)));
-    }
-    return this.window.slice(start - this.windowStart, end - this.windowStart);
+    // One decode per id. (Slicing ids out of a decoded window of the pool was faster, but a
+    // slice keeps its whole window alive: the plan keeps every call id, which at 1M records
+    // held the whole pool as text, 12 MB more than the quarter-of-the-file budget allows.)
+    return this.bytes.toString('utf8', start, this.ends[j]!);
   }
 
   data(): IdsData {
@@ -115,7 +96,6 @@ export class IdPool {
 
   /** Appends the ids of another pool. */
   append(other: IdsData): void {
-    if (!isAscii(other.bytes)) this.ascii = false;
     const base = this.used;
     const first = this.count;
     this.reserve(first + other.count, base + other.bytes.length);
