@@ -29,13 +29,18 @@ export class StringTable {
   }
 }
 
-/** The ids of calls and results as UTF-8 in one growing buffer: no string kept per id. */
 /** starts[j] of an undefined id and of one kept as a string. */
 const NONE = -1;
 const ODD = -2;
 
+/**
+ * The ids of calls and results as UTF-8 in one growing buffer: no string kept per id,
+ * but for the rare id UTF-8 cannot hold (a lone surrogate), kept as it is.
+ */
 export class IdPool {
   private bytes = Buffer.allocUnsafe(1 << 16);
+  /** Ids UTF-8 cannot hold, by number (starts[j] === ODD). */
+  private readonly odd = new Map<number, string>();
   used = 0;
   starts = new Int32Array(1024);
   ends = new Int32Array(1024);
@@ -76,9 +81,6 @@ export class IdPool {
     this.used += written;
     this.ends[j] = this.used;
   }
-
-  /** Ids UTF-8 cannot hold, by number (starts[j] === ODD). */
-  private readonly odd = new Map<number, string>();
 
   at(j: number): string | undefined {
     const start = this.starts[j]!;

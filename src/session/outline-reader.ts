@@ -15,6 +15,8 @@
  *
  * A log of 16-256 MiB is read on two threads (outline-parallel.ts), the same lines
  * through the same checks, into the same columns (test/session/outline-parallel.test.ts).
+ * That is this module's default; the CLI asks for it only with four CPUs or more
+ * (src/cli/outline-env.ts).
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { basename } from 'node:path';

@@ -38,7 +38,7 @@ export interface JsonlStoreOptions {
   now?: () => string;
   /** Where warnings go (a group- or world-writable folder under MEND_HOME). */
   warn?: (message: string) => void;
-  /** How a large log's outline pass uses a worker thread (default: from 16 MiB on), or false for none. */
+  /** How a large log's outline pass uses a worker thread (default: from 16 MiB on; the CLI passes false below four CPUs), or false for none. */
   outline?: OutlineParallel | false;
 }
 
