@@ -39,6 +39,9 @@ const zodEnglishOnly: Plugin = {
   },
 };
 
+/** The record schema's own bundle, next to the worker's, which requires it when first needed. */
+const WORKER_SCHEMA = './outline-worker-schema.js';
+
 // The worker thread of a large log's outline pass (src/session/outline-parallel.ts), next
 // to the bundle, where the bundled code looks for it (`./outline-worker.js` from its own
 // URL); dist/cli/package.json makes that .js file CommonJS like the bundle.
@@ -53,8 +56,42 @@ await build({
   banner: { js: 'var __mendBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
   legalComments: 'none',
   logLevel: 'warning',
+  external: [WORKER_SCHEMA],
+  plugins: [
+    zodEnglishOnly,
+    {
+      // The worker validates with zod only a record the hand-written check is unsure of
+      // (record-validation.ts), which most logs have none of: the record schema, and zod
+      // with it, is loaded from a bundle of its own the first time one needs it. zod was
+      // nine tenths of the worker's bundle and 40-60 ms of its start (issue 11), while the
+      // main thread parsed alone.
+      name: 'lazy-worker-schema',
+      setup(b) {
+        b.onResolve({ filter: /^\.\/records\.js$/ }, (args) =>
+          /record-validation\.js$/.test(args.importer) ? { path: 'records', namespace: 'lazy-worker-schema' } : undefined,
+        );
+        b.onLoad({ filter: /.*/, namespace: 'lazy-worker-schema' }, () => ({
+          contents: `let schema; export const ChatRecordSchema = { safeParse: (value) => (schema ??= require(${JSON.stringify(WORKER_SCHEMA)}).ChatRecordSchema).safeParse(value) };`,
+          loader: 'js',
+        }));
+      },
+    },
+  ],
+});
+await build({
+  entryPoints: [join(root, 'dist', 'src', 'session', 'records.js')],
+  outfile: join(root, 'dist', 'cli', WORKER_SCHEMA),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  legalComments: 'none',
+  logLevel: 'warning',
   plugins: [zodEnglishOnly],
 });
+// What the worker's bundle may hold: not zod (measured without it: ~60 KB).
+if (readFileSync(join(root, 'dist', 'cli', 'outline-worker.js'), 'latin1').length > 200_000)
+  throw new Error('bundle-cli: the outline worker bundle grew (zod in it again?)');
 writeFileSync(join(root, 'dist', 'cli', 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
 
 await build({

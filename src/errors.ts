@@ -3,7 +3,8 @@
  * (src/stream/error-codes.ts). Callers switch on the code, never on the message.
  * The exit code table lives in src/cli/exit-codes.ts.
  */
-import { WIRE_ERROR_CODES, type WireErrorCode } from './stream/error-codes.js';
+import type { WireErrorCode } from './stream/error-codes.js';
+import { WIRE_ERROR_CODES } from './stream/wire-error-code-list.js';
 
 export const ErrorCodes = WIRE_ERROR_CODES;
 export type ErrorCode = WireErrorCode;

@@ -5,6 +5,7 @@
  * history at once; an array is the ordinary source.
  */
 import { isModelEntry } from '../session/model-entry.js';
+import type { PartsShape } from '../session/record-outline.js';
 import type { Content } from '../session/records.js';
 
 export interface HistorySource {
@@ -15,6 +16,18 @@ export interface HistorySource {
   isModelEntry(index: number): boolean;
   /** The number of parts of all entries. */
   partCount(): number;
+  /**
+   * Entry `index` as its role and a PartsShape (its parts with their ids held apart), for
+   * an entry repairHistory only counts (RepairOptions.keepFrom), where the source has
+   * entries that way; undefined otherwise (then `at`). Valid until the next call.
+   */
+  shapeAt?(index: number): EntryShape | undefined;
+}
+
+/** An entry as its role and its parts' shape (HistorySource.shapeAt). */
+export interface EntryShape {
+  readonly role: Content['role'];
+  readonly shape: PartsShape;
 }
 
 /** An array as a HistorySource: its own entries, holes included. */

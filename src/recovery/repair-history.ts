@@ -74,6 +74,30 @@ function keptOf(part: Part, dropped: boolean): Part | null {
   return isEmptyPart(others) ? null : others;
 }
 
+/** keptOf's answer as bits: something of the part is sent; what is sent is a thought. */
+const KEPT = 1;
+const KEPT_THOUGHT = 2;
+
+function keptFactOf(part: Part, dropped: boolean): number {
+  const kept = keptOf(part, dropped);
+  return kept === null ? 0 : isThoughtPart(kept) ? KEPT | KEPT_THOUGHT : KEPT;
+}
+
+/**
+ * keptFactOf of every part of a shared (frozen) parts array, call kept in bits 0-1 and
+ * call dropped in bits 2-3: it depends on the parts' keys and values, never on ids.
+ */
+const keptFactsCache = new WeakMap<readonly Part[], Uint8Array>();
+function keptFactsOf(parts: readonly Part[]): Uint8Array {
+  let facts = keptFactsCache.get(parts);
+  if (facts === undefined) {
+    facts = new Uint8Array(parts.length);
+    for (let p = 0; p < parts.length; p++) facts[p] = keptFactOf(parts[p]!, false) | (keptFactOf(parts[p]!, true) << 2);
+    keptFactsCache.set(parts, facts);
+  }
+  return facts;
+}
+
 /** The response of a call whose result entry is only counted (before RepairOptions.keepFrom): it is answered. */
 const ANSWERED: Part = Object.freeze({ functionResponse: Object.freeze({ name: '', response: Object.freeze({}) }) });
 
@@ -199,104 +223,138 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
     if (input.isModelEntry(i)) next = i;
   }
 
+  // Per entry: the call ids seen in it (a short list, as entries hold a handful of calls,
+  // a set past that) and whether it keeps a call.
+  let idsInEntry: string[] | Set<string> | undefined;
+  let hasCalls = false;
+
+  /** The call at part number k of entry entryIndex: its repair when it is dropped. */
+  const noteCall = (k: number, entryIndex: number, role: string, id: string | undefined, name: string): RecoveryRepair | undefined => {
+    let dropped: RecoveryRepair | undefined;
+    if (role !== 'model') {
+      dropped = { type: 'dropped_misplaced_call', callId: id ?? '', name };
+    } else if (id === undefined || id === '') {
+      dropped = { type: 'dropped_call_without_id', name };
+    } else if (idsInEntry !== undefined && (Array.isArray(idsInEntry) ? idsInEntry.includes(id) : idsInEntry.has(id))) {
+      // Two calls with one id in one response: no result could tell them apart.
+      dropped = { type: 'dropped_duplicate_call', callId: id, name };
+    } else {
+      if (idsInEntry === undefined) idsInEntry = [id];
+      else if (!Array.isArray(idsInEntry)) idsInEntry.add(id);
+      else if (idsInEntry.push(id) > 16) idsInEntry = new Set(idsInEntry);
+      callAt[k] = calls.add(id, name, entryIndex) + 1;
+      hasCalls = true;
+    }
+    if (dropped !== undefined) droppedCalls.set(k, dropped);
+    return dropped;
+  };
+
+  /**
+   * The result at part number k of entry entryIndex (`id`, `name`): its fate. `part` and
+   * `response` are the recorded ones; a counted entry's need not be given (its results
+   * answer calls of counted entries, whose results are only ANSWERED).
+   */
+  const noteResponse = (k: number, entryIndex: number, role: string, id: string | undefined, name: string, part?: Part, response?: FunctionResponse): void => {
+    const counting = entryIndex < keepFrom;
+    const found = id === undefined ? undefined : findCall(id, name);
+    const call = found?.call;
+    if (call === undefined) {
+      fates[k] = Fate.Orphan;
+      if (counting) countedRepairs.push({ k, entry: entryIndex, repair: { type: 'dropped_orphan_tool_result', callId: id ?? '', name } });
+    } else if (calls.responses[call] && !(calls.renamedFrom.has(call) && !found!.renamed)) {
+      fates[k] = Fate.Duplicate;
+      if (counting) countedRepairs.push({ k, entry: entryIndex, repair: { type: 'dropped_duplicate_tool_result', callId: id ?? '', name } });
+    } else if (found!.renamed) {
+      // Sent under its call's name: a provider pairs results with calls by both.
+      calls.renamedFrom.set(call, name);
+      if (counting) renamedEntry.set(call, entryIndex);
+      calls.responseK[call] = k;
+      // (A call comes before its results: a counted entry's results answer counted calls.)
+      calls.responses[call] =
+        calls.entry[call]! < keepFrom ? ANSWERED : { functionResponse: { ...(cloneJson(response!) as FunctionResponse), name: calls.names[call]! } };
+    } else {
+      // A result under the call's own name beats one taken under another name: that one
+      // becomes the duplicate.
+      if (calls.renamedFrom.has(call)) {
+        fates[calls.responseK[call]!] = Fate.Duplicate;
+        const at = renamedEntry.get(call);
+        if (at !== undefined) {
+          // The displaced result was in a counted entry: its repair is listed there.
+          const repair: RecoveryRepair = { type: 'dropped_duplicate_tool_result', callId: calls.ids[call]!, name: calls.renamedFrom.get(call)! };
+          countedRepairs.push({ k: calls.responseK[call]!, entry: at, repair });
+          renamedEntry.delete(call);
+        }
+        calls.renamedFrom.delete(call);
+        calls.responseEntry[call] = -1;
+      }
+      // A part that is nothing but the result is already exactly what gets sent.
+      if (calls.entry[call]! < keepFrom) {
+        // Its result entry is counted, not kept: only that it is answered matters.
+        calls.responses[call] = ANSWERED;
+      } else if (share && isPlain(part!) && hasOnlyKey(part!, 'functionResponse')) {
+        calls.responses[call] = part!;
+        calls.responseEntry[call] = entryIndex;
+      } else {
+        calls.responses[call] = { functionResponse: cloneJson(response!) as FunctionResponse };
+      }
+    }
+    if (call !== undefined && fates[k] === Fate.None) {
+      // Adjacent: in the user entries between the call's model entry and the next model entry.
+      const adjacent = role === 'user' && entryIndex < (nextModelIndex[calls.entry[call]!] ?? NONE);
+      calls.hoisted[call] = adjacent ? 0 : 1;
+      fates[k] = adjacent ? Fate.Kept : Fate.Hoisted;
+    }
+  };
+
   // (Holes in sparse arrays are skipped, as forEach would; they still take a number.)
   let k = 0;
   for (let entryIndex = 0; entryIndex < input.length; entryIndex++) {
     if (entryIndex === keepFrom) countedParts = k;
-    const entry = input.at(entryIndex);
-    if (entry === undefined) continue;
-    const parts = entry.parts;
     const counting = entryIndex < keepFrom;
+    // A counted entry the source has as a shape: the same steps on its ids, no parts made.
+    const shaped = counting && input.shapeAt !== undefined ? input.shapeAt(entryIndex) : undefined;
+    const entry = shaped === undefined ? input.at(entryIndex) : undefined;
+    if (shaped === undefined && entry === undefined) continue;
+    const role = shaped !== undefined ? shaped.role : entry!.role;
+    const parts = shaped !== undefined ? shaped.shape.parts : entry!.parts;
+    // What pass 2 keeps of each part of a shape, worked out once per shape (keptOf).
+    const keptFacts = shaped !== undefined ? keptFactsOf(parts) : undefined;
+    // The shape's next id (calls and results in part order, a part's call first).
+    let slot = 0;
     // For a counted entry: how many parts pass 2 keeps, whether all are thoughts, whether it has calls.
     let keptCount = 0;
     let keptThoughtsOnly = true;
-    let hasCalls = false;
-    if (entry.role === 'model') recentStart = calls.count;
-    // Call ids seen in this entry: a short list (entries hold a handful of calls), a set past that.
-    let idsInEntry: string[] | Set<string> | undefined;
+    hasCalls = false;
+    idsInEntry = undefined;
+    if (role === 'model') recentStart = calls.count;
     for (let partIndex = 0; partIndex < parts.length; partIndex++, k++) {
       const part = parts[partIndex]!;
       if (part === undefined && !(partIndex in parts)) continue;
       let dropped: RecoveryRepair | undefined;
-      if (part.functionCall) {
-        const { id, name } = part.functionCall;
-        if (entry.role !== 'model') {
-          dropped = { type: 'dropped_misplaced_call', callId: id ?? '', name };
-        } else if (id === undefined || id === '') {
-          dropped = { type: 'dropped_call_without_id', name };
-        } else if (idsInEntry !== undefined && (Array.isArray(idsInEntry) ? idsInEntry.includes(id) : idsInEntry.has(id))) {
-          // Two calls with one id in one response: no result could tell them apart.
-          dropped = { type: 'dropped_duplicate_call', callId: id, name };
-        } else {
-          if (idsInEntry === undefined) idsInEntry = [id];
-          else if (!Array.isArray(idsInEntry)) idsInEntry.add(id);
-          else if (idsInEntry.push(id) > 16) idsInEntry = new Set(idsInEntry);
-          callAt[k] = calls.add(id, name, entryIndex) + 1;
-          hasCalls = true;
-        }
-        if (dropped !== undefined) droppedCalls.set(k, dropped);
+      const call = part.functionCall;
+      if (call) {
+        const id = shaped === undefined || call.id === undefined ? call.id : shaped.shape.id(slot);
+        if (shaped !== undefined) slot++;
+        dropped = noteCall(k, entryIndex, role, id, call.name);
       }
       if (counting) {
         if (dropped !== undefined) countedRepairs.push({ k, entry: entryIndex, repair: dropped });
-        const kept = keptOf(part, dropped !== undefined);
-        if (kept !== null) {
+        const facts = keptFacts !== undefined ? keptFacts[partIndex]! >> (dropped !== undefined ? 2 : 0) : keptFactOf(part, dropped !== undefined);
+        if ((facts & KEPT) !== 0) {
           keptCount++;
-          if (!isThoughtPart(kept)) keptThoughtsOnly = false;
+          if ((facts & KEPT_THOUGHT) === 0) keptThoughtsOnly = false;
         }
       }
       // A part may (corruptly) hold a call and a result at once: both are looked at.
       const response = part.functionResponse;
       if (!response) continue;
-      const id = response.id;
-      const found = id === undefined ? undefined : findCall(id, response.name);
-      const call = found?.call;
-      if (call === undefined) {
-        fates[k] = Fate.Orphan;
-        if (counting) countedRepairs.push({ k, entry: entryIndex, repair: { type: 'dropped_orphan_tool_result', callId: id ?? '', name: response.name } });
-      } else if (calls.responses[call] && !(calls.renamedFrom.has(call) && !found!.renamed)) {
-        fates[k] = Fate.Duplicate;
-        if (counting) countedRepairs.push({ k, entry: entryIndex, repair: { type: 'dropped_duplicate_tool_result', callId: id ?? '', name: response.name } });
-      } else if (found!.renamed) {
-        // Sent under its call's name: a provider pairs results with calls by both.
-        calls.renamedFrom.set(call, response.name);
-        if (counting) renamedEntry.set(call, entryIndex);
-        calls.responseK[call] = k;
-        calls.responses[call] =
-          calls.entry[call]! < keepFrom ? ANSWERED : { functionResponse: { ...(cloneJson(response) as FunctionResponse), name: calls.names[call]! } };
-      } else {
-        // A result under the call's own name beats one taken under another name: that one
-        // becomes the duplicate.
-        if (calls.renamedFrom.has(call)) {
-          fates[calls.responseK[call]!] = Fate.Duplicate;
-          const at = renamedEntry.get(call);
-          if (at !== undefined) {
-            // The displaced result was in a counted entry: its repair is listed there.
-            const repair: RecoveryRepair = { type: 'dropped_duplicate_tool_result', callId: calls.ids[call]!, name: calls.renamedFrom.get(call)! };
-            countedRepairs.push({ k: calls.responseK[call]!, entry: at, repair });
-            renamedEntry.delete(call);
-          }
-          calls.renamedFrom.delete(call);
-          calls.responseEntry[call] = -1;
-        }
-        // A part that is nothing but the result is already exactly what gets sent.
-        if (calls.entry[call]! < keepFrom) {
-          // Its result entry is counted, not kept: only that it is answered matters.
-          calls.responses[call] = ANSWERED;
-        } else if (share && isPlain(part) && hasOnlyKey(part, 'functionResponse')) {
-          calls.responses[call] = part;
-          calls.responseEntry[call] = entryIndex;
-        } else {
-          calls.responses[call] = { functionResponse: cloneJson(response) as FunctionResponse };
-        }
-      }
-      if (call !== undefined && fates[k] === Fate.None) {
-        // Adjacent: in the user entries between the call's model entry and the next model entry.
-        const adjacent = entry.role === 'user' && entryIndex < (nextModelIndex[calls.entry[call]!] ?? NONE);
-        calls.hoisted[call] = adjacent ? 0 : 1;
-        fates[k] = adjacent ? Fate.Kept : Fate.Hoisted;
-      }
+      if (shaped !== undefined) {
+        const id = response.id === undefined ? undefined : shaped.shape.id(slot);
+        slot++;
+        noteResponse(k, entryIndex, role, id, response.name);
+      } else noteResponse(k, entryIndex, role, response.id, response.name, part, response);
     }
-    if (counting) counted[entryIndex] = (keptCount > 0 && (hasCalls || !keptThoughtsOnly) ? SENT : 0) | (entry.role === 'model' ? MODEL : 0);
+    if (counting) counted[entryIndex] = (keptCount > 0 && (hasCalls || !keptThoughtsOnly) ? SENT : 0) | (role === 'model' ? MODEL : 0);
   }
   if (keepFrom >= input.length) countedParts = k;
 

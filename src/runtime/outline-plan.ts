@@ -26,7 +26,8 @@ import { rememberRecordedCwd } from '../session/conversation-facts.js';
 import type { LoadedSession } from '../session/conversation.js';
 import type { SessionOutline } from '../session/outline-source.js';
 import { isModelEntry } from '../session/model-entry.js';
-import type { ChatRecord, Part } from '../session/records.js';
+import type { PartsShape } from '../session/record-outline.js';
+import type { ChatRecord, Content, Part } from '../session/records.js';
 
 export interface OutlinePlan {
   loaded: LoadedSession;
@@ -58,6 +59,8 @@ export function planFromOutline(
   for (let k = 0; k < chain.length; k++) if (outline.partCount(chain[k]!) > 0) entryAll[entries++] = k;
   const entryAt = entryAll.subarray(0, entries);
   const source = outline.source;
+  // What shapeAt hands out, reused (as the outline's shapes are).
+  const counted: { role: Content['role']; shape: PartsShape } = { role: 'user', shape: { parts: [], id: () => undefined } };
   const written: HistorySource = {
     length: compressed.length + entryAt.length,
     at: (e) => {
@@ -77,6 +80,16 @@ export function planFromOutline(
       for (const entry of compressed) n += entry.parts.length;
       for (const k of entryAt) n += outline.partCount(chain[k]!);
       return n;
+    },
+    shapeAt: (e) => {
+      if (e < compressed.length) return undefined;
+      const k = entryAt[e - compressed.length]!;
+      if (k >= tailStart) return undefined;
+      const shape = outline.partsShape?.(chain[k]!);
+      if (shape === undefined) return undefined;
+      counted.role = source.type(chain[k]!) === 'assistant' ? 'model' : 'user';
+      counted.shape = shape;
+      return counted;
     },
   };
   let keepFrom = compressed.length;

@@ -24,26 +24,13 @@ import {
   type RecordType,
   type SystemRecord,
 } from './records.js';
+import { isSidechainRecord } from './record-kinds.js';
 import { summarizeIssues } from './record-validation.js';
 import { indexInSorted } from './sorted-index.js';
 
 export interface BuildOptions {
   /** Used when no record names the session (an empty or fully damaged log), e.g. the file name's id. */
   fallbackSessionId?: string;
-}
-
-/**
- * A subagent's transcript record. Claude Code keeps subagent transcripts in the main
- * file marked `isSidechain: true`; Qwen Code 0.24.4 writes them to a file of their own
- * (`subagents/<sessionId>/agent-<agentId>.jsonl`) with the same marker plus `agentId`,
- * so such a record copied into a session file carries at least one of the two. An
- * explicit `isSidechain: false` is the main history whatever else it carries.
- */
-export function isSidechainRecord(record: ChatRecord): boolean {
-  const marker = (record as { isSidechain?: unknown }).isSidechain;
-  if (marker !== undefined) return marker === true;
-  const agentId = (record as { agentId?: unknown }).agentId;
-  return typeof agentId === 'string' && agentId.length > 0;
 }
 
 /** An assistant record that is a model entry (see model-entry.ts): empty and thought-only ones are not. */

@@ -5,12 +5,12 @@
  * plus ids (record-outline.ts). No object per record: at 1M records every object and
  * repeated string costs tens of megabytes the outline pass exists to save.
  */
-import { isSidechainRecord } from './conversation-loader.js';
 import { isModelEntry, keepsModelEntry } from './model-entry.js';
 import { IdPool, StringTable, grow, type IdsData } from './outline-pools.js';
-import { PartsOutliner, partsOf, type PartsTemplate } from './record-outline.js';
+import { PartsOutliner, partsOf, type PartsShape, type PartsTemplate } from './record-outline.js';
 import { UuidTable, uuidToWords, wordsToUuid } from './uuid-words.js';
-import { SystemSubtype, isMendVersion, type ChatRecord, type Part, type RecordType } from './records.js';
+import { SystemSubtype, isMendVersion, isSidechainRecord } from './record-kinds.js';
+import type { ChatRecord, Part, RecordType } from './records.js';
 
 const TYPES: readonly RecordType[] = ['user', 'assistant', 'tool_result', 'system'];
 const SIDECHAIN = 1;
@@ -79,6 +79,8 @@ export class OutlineColumns {
   readonly strings = new StringTable();
   readonly ids = new IdPool();
   readonly outliner = new PartsOutliner();
+  /** What partsShape hands out, reused. */
+  private readonly shape = new ShapeCursor(this.ids);
   /** `fileBytes`: the size of what is read (offsets need 64 bits from 4 GiB on). */
   constructor(fileBytes: number) {
     this.starts = fileBytes < 2 ** 32 ? new Uint32Array(1024) : new Float64Array(1024);
@@ -289,6 +291,19 @@ export class OutlineColumns {
     return t < 0 ? null : partsOf(this.outliner.at(t), (j) => this.ids.at(j), this.idsAt[i]!);
   }
 
+  /**
+   * Line i's parts as a PartsShape, or null for a system record. The object is reused:
+   * it holds line i's ids until the next call.
+   */
+  partsShape(i: number): PartsShape | null {
+    const t = this.templates[i]!;
+    if (t < 0) return null;
+    const shape = this.shape;
+    shape.parts = this.outliner.blankParts(t);
+    shape.base = this.idsAt[i]!;
+    return shape;
+  }
+
   /** The ids of the calls and of the results of line i, as RecordIndexEntry holds them. */
   callAndResultIds(i: number): { callIds: string[]; resultIds: string[] } {
     const callIds: string[] = [];
@@ -302,6 +317,17 @@ export class OutlineColumns {
       }
     }
     return { callIds, resultIds };
+  }
+}
+
+/** A line's PartsShape (OutlineColumns.partsShape): its template's blank parts, its ids from the pool. */
+class ShapeCursor implements PartsShape {
+  parts: readonly Part[] = [];
+  base = 0;
+  constructor(private readonly ids: IdPool) {}
+
+  id(n: number): string | undefined {
+    return this.ids.at(this.base + n);
   }
 }
 

@@ -10,6 +10,7 @@ import type { ReadResult } from './log-reader.js';
 import { keepsModelEntry } from './model-entry.js';
 import type { OutlineColumns } from './outline-columns.js';
 import { indexRecords, type RecordIndexEntry } from './record-index.js';
+import type { PartsShape } from './record-outline.js';
 import type { ChatRecord, Part } from './records.js';
 import { indexInSorted } from './sorted-index.js';
 import type { UuidTable } from './uuid-words.js';
@@ -22,6 +23,11 @@ export interface SessionOutline {
   source: RecordSource;
   /** The parts of record `i` as the plan rules see them (outlines of the record's parts), or null for a system record. */
   outlineParts(i: number): readonly Part[] | null;
+  /**
+   * Record `i`'s parts as a PartsShape (ids held apart), where the outline has them that
+   * way; else undefined (outlineParts then). Reused: valid until the next call.
+   */
+  partsShape?(i: number): PartsShape | undefined;
   /** The cwd record `i` names, if any. */
   cwd(i: number): string | undefined;
   /** The number of parts of record `i` (0 for a system record). */
@@ -115,6 +121,10 @@ export function outlineSource(
         return r.type === 'system' ? null : r.message.parts;
       }
       return kept.outlineParts(k);
+    },
+    partsShape: (i) => {
+      const k = records[i]!;
+      return isMerged[k] === 1 ? undefined : (kept.partsShape(k) ?? undefined);
     },
     partCount: (i) => {
       const k = records[i]!;

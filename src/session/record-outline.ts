@@ -117,8 +117,27 @@ function templatePart(part: Obj): TemplatePart {
   return Object.freeze(out);
 }
 
+/**
+ * A record's parts with the ids of its calls and results held apart: what a plan reads of
+ * the many entries it only counts (repairHistory's keepFrom), without making their parts
+ * (issue 11: making them was a third of a 100k-record plan). `parts` is one frozen array
+ * for every record of the shape: its calls and results hold their name and, where the
+ * record's has an id, the placeholder BLANK_ID instead of it; `id(n)` is the record's
+ * n-th id (calls and results in part order, a part's call before its result, as
+ * `template` reads them), undefined for one without.
+ */
+export interface PartsShape {
+  readonly parts: readonly Part[];
+  id(n: number): string | undefined;
+}
+
+/** What a shape's calls and results hold where the record's part has an id: never an id to use. */
+export const BLANK_ID = '\u0000id';
+
 export class PartsOutliner {
   private readonly shapes: ShapeNode = { next: new Map(), template: null };
+  /** Each template's parts with BLANK_ID for ids (PartsShape), made when first asked for. */
+  private readonly blanks: (readonly Part[] | undefined)[] = [];
   /** Nodes under `shapes`. */
   private nodes = 0;
   /** Every template handed out, by index. */
@@ -126,6 +145,17 @@ export class PartsOutliner {
 
   at(index: number): PartsTemplate {
     return this.list[index]!;
+  }
+
+  /** Template `index`'s parts with BLANK_ID in place of every id (PartsShape). */
+  blankParts(index: number): readonly Part[] {
+    let parts = this.blanks[index];
+    if (parts === undefined) {
+      const made = partsOf(this.list[index]!, () => BLANK_ID, 0);
+      for (const part of made) deepFreeze(part);
+      parts = this.blanks[index] = Object.freeze(made);
+    }
+    return parts;
   }
 
   /**
@@ -227,4 +257,13 @@ export function partsOf(template: PartsTemplate, idAt: (j: number) => string | u
     out.push((part ?? tpart) as Part);
   }
   return out;
+}
+
+/** Freezes a blank part and the call and result objects in it (shared by many records). */
+function deepFreeze(part: Part): void {
+  for (const key of SLOT_KEYS) {
+    const value = (part as Obj)[key];
+    if (typeof value === 'object' && value !== null) Object.freeze(value);
+  }
+  Object.freeze(part);
 }

@@ -178,17 +178,4 @@ export const ParentSessionPayloadSchema = z.looseObject({
   sourceLeafUuid: z.string().nullable(),
 });
 
-/** System subtypes that mend itself writes or interprets. */
-export const SystemSubtype = {
-  chatCompression: 'chat_compression',
-  turnAborted: 'turn_aborted',
-  turnFailed: 'turn_failed',
-  recovery: 'recovery',
-  parentSession: 'parent_session',
-} as const;
-
-/** Records mend writes carry `version: "mend/<semver>"`, which is how `cause` tells our logs from others. */
-export const MEND_VERSION_PREFIX = 'mend/';
-export function isMendVersion(version: string | undefined): boolean {
-  return typeof version === 'string' && version.startsWith(MEND_VERSION_PREFIX);
-}
+export { MEND_VERSION_PREFIX, SystemSubtype, isMendVersion } from './record-kinds.js';
