@@ -10,9 +10,11 @@ import type { OutlineParallel } from '../session/outline-reader.js';
 
 /**
  * With two CPUs a worker thread competes with the main thread's own V8 helpers (garbage
- * collection, compilation) and adds its own heap: measured on three machines of two
- * vCPUs, it made a 100k-record resume 6-8% slower on two and cut the pass by a fifth on
- * one (docs/performance.md, round 5). With four or more there is a CPU to spare for it.
+ * collection, compilation) and adds its own heap: measured on four machines of two
+ * vCPUs, it made a 100k-record resume 6-8% slower on two, cut the pass by a fifth on one
+ * and the resume by 8-16% on another, and made it 37% slower when both threads shared
+ * one CPU (docs/performance.md, rounds 5 and 6). With four or more there is a CPU to
+ * spare for it.
  */
 export const MIN_CPUS_FOR_WORKER = 4;
 
