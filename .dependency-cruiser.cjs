@@ -22,7 +22,7 @@ module.exports = {
       to: {
         pathNot: [
           '^src/recovery/',
-          '^src/session/(records|conversation|api-history|active-writer|model-entry)\\.ts$',
+          '^src/session/(records|conversation|api-history|active-writer|model-entry|record-outline)\\.ts$',
           '^node_modules/zod/',
           '^crypto$|^node:crypto$',
         ],

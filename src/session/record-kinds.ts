@@ -2,9 +2,8 @@
  * What kind of record a record is, as plain values and predicates (no zod): shared by
  * records.ts and the loader, and all the outline pass's worker thread needs of them, so
  * that the worker starts without loading zod (issue 11: zod was most of its start-up).
+ * It imports nothing (records.ts re-exports it: a type import back would be a cycle).
  */
-import type { ChatRecord } from './records.js';
-
 /** System subtypes that mend itself writes or interprets. */
 export const SystemSubtype = {
   chatCompression: 'chat_compression',
@@ -27,7 +26,7 @@ export function isMendVersion(version: string | undefined): boolean {
  * so such a record copied into a session file carries at least one of the two. An
  * explicit `isSidechain: false` is the main history whatever else it carries.
  */
-export function isSidechainRecord(record: ChatRecord): boolean {
+export function isSidechainRecord(record: object): boolean {
   const marker = (record as { isSidechain?: unknown }).isSidechain;
   if (marker !== undefined) return marker === true;
   const agentId = (record as { agentId?: unknown }).agentId;
