@@ -4,6 +4,7 @@
  * that the worker starts without loading zod (issue 11: zod was most of its start-up).
  * It imports nothing (records.ts re-exports it: a type import back would be a cycle).
  */
+
 /** System subtypes that mend itself writes or interprets. */
 export const SystemSubtype = {
   chatCompression: 'chat_compression',
