@@ -132,7 +132,7 @@ export interface PartsShape {
 }
 
 /** What a shape's calls and results hold where the record's part has an id: never an id to use. */
-export const BLANK_ID = '\u0000id';
+const BLANK_ID = '\u0000id';
 
 export class PartsOutliner {
   private readonly shapes: ShapeNode = { next: new Map(), template: null };
