@@ -8,7 +8,8 @@
 import { isModelEntry, keepsModelEntry } from './model-entry.js';
 import { IdPool, StringTable, grow, type IdsData } from './outline-pools.js';
 import { PartsOutliner, partsOf, type PartsShape, type PartsTemplate } from './record-outline.js';
-import { UuidTable, uuidToWords, wordsToUuid } from './uuid-words.js';
+import { TYPE_ASSISTANT, TYPE_SYSTEM, type LineScanner } from './line-scanner.js';
+import { UuidTable, uuidBytesToWords, uuidToWords, wordsToUuid } from './uuid-words.js';
 import { SystemSubtype, isMendVersion, isSidechainRecord } from './record-kinds.js';
 import type { ChatRecord, Part, RecordType } from './records.js';
 
@@ -86,8 +87,13 @@ export class OutlineColumns {
     this.starts = fileBytes < 2 ** 32 ? new Uint32Array(1024) : new Float64Array(1024);
   }
 
-  /** The uuid of the last line pushed: the usual parent of the next. */
-  private previousUuid: string | null = null;
+  /**
+   * The uuid of the last line pushed: the usual parent of the next. Undefined: that line's
+   * uuid as the columns hold it (pushScanned makes no string of it); null: none.
+   */
+  private previousUuid: string | null | undefined = null;
+  /** Per template: MODEL and KEEPS_MODEL of an assistant record of that shape (pushScanned). */
+  private readonly modelFlags: number[] = [];
   private readonly addId = (id: string | undefined): void => this.ids.add(id);
 
   /** Room for `lines` lines (an estimate from the file's size), so the columns need not grow by doubling. */
@@ -133,8 +139,9 @@ export class OutlineColumns {
       this.oddUuids.set(i, record.uuid);
     }
     const parent = record.parentUuid;
+    const previous = this.previousUuid === undefined ? this.uuid(i - 1) : this.previousUuid;
     if (parent === null) links |= PARENT_NULL;
-    else if (parent === this.previousUuid) links |= PARENT_PREVIOUS;
+    else if (parent === previous) links |= PARENT_PREVIOUS;
     else {
       links |= PARENT_OTHER;
       this.otherParents.set(i, parent);
@@ -149,6 +156,92 @@ export class OutlineColumns {
     this.flags[i] = flagsOf(record);
     this.idsAt[i] = this.ids.count;
     this.templates[i] = record.type === 'system' ? -1 : this.outliner.template(record.message.parts, this.addId).index;
+  }
+
+  /**
+   * Pushes the record line-scanner.ts read from `bytes`: the same columns `push` makes of
+   * the parsed record (test/session/line-scanner.test.ts). False, and nothing pushed, when
+   * no record of its parts' shape was pushed before: the caller then parses the line and
+   * pushes the record, which adds the shape.
+   */
+  pushScanned(scan: LineScanner, bytes: Buffer, line: number, start: number, end: number): boolean {
+    let template = -1;
+    if (scan.type !== TYPE_SYSTEM) {
+      const found = this.outliner.find(scan.tokens, scan.tokenCount, scan.partCount);
+      if (found === null) return false;
+      template = found.index;
+    }
+    const i = this.length++;
+    if (i === this.lineNos.length) this.resize(i * 2);
+    this.lineNos[i] = line;
+    if (start >= 2 ** 32 && this.starts instanceof Uint32Array) this.starts = Float64Array.from(this.starts);
+    this.starts[i] = start;
+    this.lengths[i] = end - start;
+    let links = 0;
+    if (!uuidBytesToWords(bytes, scan.uuidFrom, scan.uuidTo, this.uuidWords, 4 * i)) {
+      links |= ODD_UUID;
+      this.oddUuids.set(i, scan.text(bytes, scan.uuidFrom, scan.uuidTo));
+    }
+    if (scan.parentFrom < 0) links |= PARENT_NULL;
+    else if (this.parentIsPrevious(bytes, scan.parentFrom, scan.parentTo, i)) links |= PARENT_PREVIOUS;
+    else {
+      links |= PARENT_OTHER;
+      this.otherParents.set(i, scan.text(bytes, scan.parentFrom, scan.parentTo));
+    }
+    this.previousUuid = undefined;
+    this.links[i] = links;
+    const hint = i > 0 ? this.sessions[i - 1]! : -1;
+    this.sessions[i] =
+      hint >= 0 && sameText(bytes, scan.sessionFrom, scan.sessionTo, this.strings.list[hint]!)
+        ? hint
+        : this.strings.of(scan.text(bytes, scan.sessionFrom, scan.sessionTo));
+    this.types[i] = scan.type;
+    this.provenance[i] = scan.provenance;
+    let flags = scan.sidechain ? SIDECHAIN : 0;
+    if (scan.type === TYPE_ASSISTANT) flags |= this.modelFlagsOf(template);
+    if (scan.type === TYPE_SYSTEM && scan.compression) flags |= COMPRESSION;
+    if (scan.hasCwd) flags |= HAS_CWD;
+    if (scan.hasSubtype) flags |= HAS_SUBTYPE;
+    this.flags[i] = flags;
+    this.idsAt[i] = this.ids.count;
+    this.templates[i] = template;
+    if (template >= 0) {
+      for (let n = 0; n < scan.idCount; n++) {
+        const from = scan.idFrom[n]!;
+        if (from < 0) this.ids.add(undefined);
+        else this.ids.addBytes(bytes, from, scan.idTo[n]!);
+      }
+    }
+    return true;
+  }
+
+  /** Whether the parent in bytes[from, to) is the uuid of line i - 1, the last pushed. */
+  private parentIsPrevious(bytes: Buffer, from: number, to: number, i: number): boolean {
+    const previous = this.previousUuid;
+    if (previous === null) return false;
+    if (previous !== undefined) return sameText(bytes, from, to, previous);
+    if ((this.links[i - 1]! & ODD_UUID) !== 0) return sameText(bytes, from, to, this.oddUuids.get(i - 1)!);
+    // A canonical uuid is equal to a string only if that string is canonical with the same words.
+    const words = this.parentWords;
+    if (!uuidBytesToWords(bytes, from, to, words, 0)) return false;
+    const w = this.uuidWords;
+    const a = 4 * (i - 1);
+    return w[a] === words[0] && w[a + 1] === words[1] && w[a + 2] === words[2] && w[a + 3] === words[3];
+  }
+
+  private readonly parentWords = new Uint32Array(4);
+
+  /** MODEL and KEEPS_MODEL of an assistant record with template t: they follow from its shape. */
+  private modelFlagsOf(t: number): number {
+    let flags = this.modelFlags[t];
+    if (flags === undefined) {
+      // The blank parts answer as the record's own: their ids are never empty (an empty call
+      // id is left to the parsed path, line-scanner.ts), their other values reduced alike.
+      const parts = this.outliner.blankParts(t);
+      flags = isModelEntry(parts) ? MODEL | (keepsModelEntry(parts) ? KEEPS_MODEL : 0) : 0;
+      this.modelFlags[t] = flags;
+    }
+    return flags;
   }
 
   /** The columns as a message (OutlinePass.data); this object is not used after. */
@@ -387,6 +480,13 @@ function keptValueIsAscii(value: unknown): boolean {
 
 function isAscii(text: string): boolean {
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+/** Whether bytes[from, to) (ASCII) spell `s`. */
+function sameText(bytes: Buffer, from: number, to: number, s: string): boolean {
+  if (to - from !== s.length) return false;
+  for (let k = 0; k < s.length; k++) if (s.charCodeAt(k) !== bytes[from + k]) return false;
   return true;
 }
 

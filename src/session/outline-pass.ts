@@ -15,6 +15,7 @@ import type { LoadDiagnostic } from './conversation.js';
 import { decodeLine, type LineBlocksEnd } from './line-blocks.js';
 import { INVALID, MALFORMED, SessionTally, checkLine, isBlank, lineText, quickCheckLine } from './log-reader.js';
 import { OutlineColumns, keepsOnlyAscii, type AsciiStrings, type ColumnsData } from './outline-columns.js';
+import { LineScanner } from './line-scanner.js';
 import type { ChatRecord } from './records.js';
 
 const NEWLINE = 0x0a;
@@ -31,6 +32,8 @@ export interface PassData {
   lines: number;
   /** OutlinePass.reparsed. */
   reparsed: number;
+  /** OutlinePass.scanned. */
+  scanned: number;
   /** Set when the pass read to the end of the file. */
   end: { bytes: number; lastByte: number } | null;
 }
@@ -45,6 +48,12 @@ export class OutlinePass {
   workerChunks = 0;
   /** Lines parsed a second time, as UTF-8, after their latin1 reading was not kept (tests and the bench). */
   reparsed = 0;
+  /** Lines kept as line-scanner.ts read them, without JSON.parse (tests and the bench). */
+  scanned = 0;
+  private readonly scanner = new LineScanner();
+  /** The current block as latin1, and whether it is ASCII: made when first needed (handleBytes). */
+  private latin1Block: string | null = null;
+  private asciiBlock: boolean | null = null;
   /** The last record's uuid and session id when it was read as latin1 (then they are ASCII), else null. */
   private readonly ascii: AsciiStrings = { uuid: null, sessionId: null };
   /** Where the line starts that `block` stopped before. */
@@ -62,6 +71,8 @@ export class OutlinePass {
     private readonly estimateBytes: number,
     private readonly startsFile: boolean,
     private readonly rangeStart = 0,
+    /** False: every line is parsed (tests compare both readings). */
+    private readonly scans = true,
   ) {
     // An unknown size (0) keeps 64-bit offsets.
     this.kept = new OutlineColumns(fileBytes > 0 ? fileBytes : Number.MAX_SAFE_INTEGER);
@@ -81,20 +92,32 @@ export class OutlinePass {
   }
 
   /**
-   * Handles the line bytes[from, to) at byte `start` of the file. Read first as latin1:
-   * decoding is then a copy and JSON.parse reads one byte a character, where UTF-8 makes
-   * every line with a non-ASCII character a two-byte string (issue 11: a third of a
-   * Qwen-format log's decode and parse). JSON accepts the same lines either way, and the
-   * record is kept only when everything the outline keeps of it is ASCII, i.e. the same
-   * as from UTF-8 (keepsOnlyAscii). Any other line (blank, damaged, not certainly valid,
-   * non-ASCII where it is kept, or the first line of a file, which may start with a
-   * byte-order mark) goes through `handle` as UTF-8, as before.
+   * Handles the line bytes[from, to) at byte `start` of the file. An ordinary record is
+   * read from its bytes (line-scanner.ts: every byte checked as JSON, only what the
+   * outline keeps taken), the columns being the same as from the parsed record. Any other
+   * line is parsed, first as latin1: decoding is then a copy (one a block, `latin1Block`),
+   * and JSON.parse reads one byte a character, where UTF-8 makes every line with a
+   * non-ASCII character a two-byte string. JSON accepts the same lines either way, and the
+   * record is kept only when everything the outline keeps of it is ASCII, i.e. the same as
+   * from UTF-8: the block is ASCII, or keepsOnlyAscii says so. Any line left (blank,
+   * damaged, not certainly valid, non-ASCII where it is kept, or the first line of a file,
+   * which may start with a byte-order mark) goes through `handle` as UTF-8.
    */
   private handleBytes(bytes: Buffer, from: number, to: number, start: number): boolean {
     if (!this.startsFile || this.line > 0) {
-      const record = quickCheckLine(bytes.toString('latin1', from, to));
-      // An ASCII line reads the same either way (half a Qwen log's lines): only the others need the check.
-      if (record !== undefined && (isAscii(bytes.subarray(from, to)) || keepsOnlyAscii(record, this.ascii))) {
+      if (this.scans && this.scanner.scan(bytes, from, to) && this.kept.pushScanned(this.scanner, bytes, this.line + 1, start, start + (to - from))) {
+        this.line++;
+        const kept = this.kept;
+        this.tally.add(kept.sessionId(kept.length - 1));
+        this.sized(start, to - from);
+        this.scanned++;
+        this.ascii.uuid = this.ascii.sessionId = null;
+        return true;
+      }
+      const latin1 = (this.latin1Block ??= bytes.toString('latin1'));
+      this.asciiBlock ??= isAscii(bytes);
+      const record = quickCheckLine(latin1.slice(from, to));
+      if (record !== undefined && (this.asciiBlock || keepsOnlyAscii(record, this.ascii))) {
         this.line++;
         this.keep(record, start, to - from);
         this.ascii.uuid = record.uuid;
@@ -108,15 +131,18 @@ export class OutlinePass {
   }
 
   private keep(record: ChatRecord, start: number, byteLength: number): void {
-    const line = this.line;
     this.tally.add(record.sessionId);
+    this.kept.push(record, this.line, start, start + byteLength);
+    this.sized(start, byteLength);
+  }
+
+  /** After a line is kept: the columns are sized once from the size and the first lines. */
+  private sized(start: number, byteLength: number): void {
     const kept = this.kept;
-    kept.push(record, line, start, start + byteLength);
-    // Columns sized once from the size and the first lines, instead of doubling
-    // (which briefly held both copies: a third more memory at the end of a 1M-record pass).
+    // Instead of doubling (which briefly held both copies: a third more memory at the end of a 1M-record pass).
     if (kept.length === ESTIMATE_AFTER && this.estimateBytes > 0) {
       const scale = (this.estimateBytes / (start - this.rangeStart + byteLength + 1)) * 1.05;
-      kept.reserve(Math.ceil(line * scale) + 1024, Math.ceil(kept.ids.count * scale) + 1024, Math.ceil(kept.ids.used * scale) + 4096);
+      kept.reserve(Math.ceil(this.line * scale) + 1024, Math.ceil(kept.ids.count * scale) + 1024, Math.ceil(kept.ids.used * scale) + 4096);
     }
   }
 
@@ -126,6 +152,8 @@ export class OutlinePass {
    * or after `range.end` when the range cannot be extended.
    */
   block(bytes: Buffer, offset: number, range: LineRange = WHOLE_FILE): boolean {
+    // The block as latin1 and whether it is ASCII, made when a line is parsed, once a block.
+    this.latin1Block = this.asciiBlock = null;
     let start = 0;
     for (let nl = bytes.indexOf(NEWLINE); nl !== -1; nl = bytes.indexOf(NEWLINE, start)) {
       while (offset + start >= range.end) {
@@ -163,7 +191,15 @@ export class OutlinePass {
 
   /** This pass as a message (its column buffers to be transferred). */
   data(): PassData {
-    return { columns: this.kept.data(), diagnostics: this.diagnostics, tally: this.tally.entries(), lines: this.line, reparsed: this.reparsed, end: this.end };
+    return {
+      columns: this.kept.data(),
+      diagnostics: this.diagnostics,
+      tally: this.tally.entries(),
+      lines: this.line,
+      reparsed: this.reparsed,
+      scanned: this.scanned,
+      end: this.end,
+    };
   }
 
   /** Appends a pass over the lines right after this one's. */
@@ -174,6 +210,7 @@ export class OutlinePass {
     for (const [id, count] of next.tally) this.tally.add(id, count);
     this.line += next.lines;
     this.reparsed += next.reparsed;
+    this.scanned += next.scanned;
     if (next.end !== null) this.end = next.end;
   }
 }

@@ -73,16 +73,17 @@ interface ShapeNode {
 /** About 100 bytes each: a few MB at most, where a log has tens of shapes of a few tokens. */
 const MAX_SHAPE_NODES = 1 << 16;
 
-const TEXT_EMPTY = Symbol('text ""');
-const TEXT = Symbol('text');
-const THOUGHT = Symbol('thought true');
-const NOT_THOUGHT = Symbol('thought other');
-const CALL_WITH_ID = Symbol('functionCall with id');
-const CALL = Symbol('functionCall without id');
-const RESULT_WITH_ID = Symbol('functionResponse with id');
-const RESULT = Symbol('functionResponse without id');
+// Exported for line-scanner.ts, which reads the same tokens from a line's bytes.
+export const TEXT_EMPTY = Symbol('text ""');
+export const TEXT = Symbol('text');
+export const THOUGHT = Symbol('thought true');
+export const NOT_THOUGHT = Symbol('thought other');
+export const CALL_WITH_ID = Symbol('functionCall with id');
+export const CALL = Symbol('functionCall without id');
+export const RESULT_WITH_ID = Symbol('functionResponse with id');
+export const RESULT = Symbol('functionResponse without id');
 const NAME_JSON = Symbol('name as JSON');
-const PART_END = Symbol('end of part');
+export const PART_END = Symbol('end of part');
 
 /** The tokens of one part, handed one by one to `step`. */
 function partTokens(part: Obj, step: (token: unknown) => void): void {
@@ -166,6 +167,19 @@ export class PartsOutliner {
     const first = this.list.length;
     for (const t of templates) this.list.push(Object.freeze({ ...t, index: this.list.length }));
     return first;
+  }
+
+  /**
+   * The template of the parts whose tokens (partTokens') are tokens[0, count), `parts` of
+   * them, when a record of that shape was outlined before; else null (the caller outlines
+   * the record with `template`, which adds it). line-scanner.ts reads these tokens from a
+   * line's bytes.
+   */
+  find(tokens: readonly unknown[], count: number, parts: number): PartsTemplate | null {
+    if (parts === 0) return this.list[0]!;
+    let node: ShapeNode | undefined = this.shapes;
+    for (let i = 0; i < count && node !== undefined; i++) node = node.next.get(tokens[i]);
+    return node?.template ?? null;
   }
 
   /** The template of these parts; their ids, in slot order, go to `onId`. */

@@ -34,6 +34,22 @@ export function uuidToWords(s: string, words: Uint32Array, at: number): boolean 
   return true;
 }
 
+/** uuidToWords for a uuid given as bytes[from, to) (ASCII): the same words, the same answer. */
+export function uuidBytesToWords(b: Uint8Array, from: number, to: number, words: Uint32Array, at: number): boolean {
+  if (to - from !== 36 || b[from + 8] !== 45 || b[from + 13] !== 45 || b[from + 18] !== 45 || b[from + 23] !== 45) return false;
+  for (let w = 0; w < 4; w++) {
+    let value = 0;
+    for (let d = w * 8; d < w * 8 + 8; d++) {
+      const c = b[from + DIGITS[d]!]!;
+      const v = c < 128 ? HEX[c]! : -1;
+      if (v < 0) return false;
+      value = (value << 4) | v;
+    }
+    words[at + w] = value;
+  }
+  return true;
+}
+
 const hex8 = (n: number): string => n.toString(16).padStart(8, '0');
 
 /** The canonical string of the words at `words[at...at+3]`. */
