@@ -218,11 +218,6 @@ export class LineScanner {
     }
   }
 
-  /** The string of a range the scan kept of `bytes` (ASCII: the scan made sure). */
-  text(bytes: Buffer, from: number, to: number): string {
-    return bytes.toString('latin1', from, to);
-  }
-
   /** What isCertainlyValidRecord asks of the record, from the facts gathered. */
   private accepted(): boolean {
     // record-kinds.ts isSidechainRecord: an explicit marker decides, else a non-empty agentId.

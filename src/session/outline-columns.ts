@@ -180,13 +180,13 @@ export class OutlineColumns {
     let links = 0;
     if (!uuidBytesToWords(bytes, scan.uuidFrom, scan.uuidTo, this.uuidWords, 4 * i)) {
       links |= ODD_UUID;
-      this.oddUuids.set(i, scan.text(bytes, scan.uuidFrom, scan.uuidTo));
+      this.oddUuids.set(i, asciiText(bytes, scan.uuidFrom, scan.uuidTo));
     }
     if (scan.parentFrom < 0) links |= PARENT_NULL;
     else if (this.parentIsPrevious(bytes, scan.parentFrom, scan.parentTo, i)) links |= PARENT_PREVIOUS;
     else {
       links |= PARENT_OTHER;
-      this.otherParents.set(i, scan.text(bytes, scan.parentFrom, scan.parentTo));
+      this.otherParents.set(i, asciiText(bytes, scan.parentFrom, scan.parentTo));
     }
     this.previousUuid = undefined;
     this.links[i] = links;
@@ -194,7 +194,7 @@ export class OutlineColumns {
     this.sessions[i] =
       hint >= 0 && sameText(bytes, scan.sessionFrom, scan.sessionTo, this.strings.list[hint]!)
         ? hint
-        : this.strings.of(scan.text(bytes, scan.sessionFrom, scan.sessionTo));
+        : this.strings.of(asciiText(bytes, scan.sessionFrom, scan.sessionTo));
     this.types[i] = scan.type;
     this.provenance[i] = scan.provenance;
     let flags = scan.sidechain ? SIDECHAIN : 0;
@@ -481,6 +481,11 @@ function keptValueIsAscii(value: unknown): boolean {
 function isAscii(text: string): boolean {
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
   return true;
+}
+
+/** A string the line scanner kept the range of (ASCII: it made sure). */
+function asciiText(bytes: Buffer, from: number, to: number): string {
+  return bytes.toString('latin1', from, to);
 }
 
 /** Whether bytes[from, to) (ASCII) spell `s`. */

@@ -1,6 +1,7 @@
 /**
- * One outline pass over a run of lines (issue 11): every line parsed and checked as
- * readSessionLog checks it, each valid record pushed into columns, the session ids
+ * One outline pass over a run of lines (issue 11): every line checked as readSessionLog
+ * checks it (an ordinary record line read from its bytes by line-scanner.ts, every byte
+ * checked as JSON; any other line parsed), each valid record pushed into columns, the session ids
  * tallied, the damaged lines reported. A whole file is one pass; a large file is
  * read as several passes over byte ranges on two threads (outline-parallel.ts), whose
  * results are appended in file order (OutlinePass.append): the same columns, counts

@@ -1,7 +1,9 @@
 /**
  * The outline pass over a JSONL log (issue 11): every line is parsed and checked
  * exactly as readSessionLog does (parsing is the cheapest exact check: a byte scan
- * miscounts garbage, foreign and torn lines), but of each valid record only what the
+ * miscounts garbage, foreign and torn lines; an ordinary record line is parsed from its
+ * bytes, by the JSON grammar, without making its strings and objects:
+ * line-scanner.ts), but of each valid record only what the
  * conversation loader and the plan rules read is kept, in columns (outline-columns.ts),
  * with where its line lies in the file. Full records are read back by byte range on
  * demand: the tail a plan classifies, hashes and continues, and the whole chain when a
