@@ -156,6 +156,8 @@ export class LineScanner {
   private words: Int32Array = new Int32Array(0);
   private wordsOf: ArrayBufferLike | null = null;
   private base = 0;
+  /** Where word reads stop: the line's end, or -1 (none) in a buffer of 2 GiB or more (int32 offsets). */
+  private wordEnd = -1;
 
   // ---- the facts of the last line scanned (valid after `scan` returned true) ----
   type = 0;
@@ -200,11 +202,14 @@ export class LineScanner {
   scan(bytes: Buffer, from: number, to: number): boolean {
     this.buf = bytes;
     this.end = to;
-    if (bytes.buffer !== this.wordsOf) {
-      this.wordsOf = bytes.buffer;
-      this.words = new Int32Array(bytes.buffer, 0, bytes.buffer.byteLength >> 2);
+    const memory = bytes.buffer;
+    const words = memory.byteLength < 2 ** 31;
+    if (memory !== this.wordsOf) {
+      this.wordsOf = memory;
+      this.words = words ? new Int32Array(memory, 0, memory.byteLength >>> 2) : new Int32Array(0);
     }
     this.base = bytes.byteOffset;
+    this.wordEnd = words ? to : -1;
     try {
       let p = this.space(from);
       if (p >= to || bytes[p] !== OPEN_BRACE) return false;
@@ -654,12 +659,13 @@ export class LineScanner {
     const end = this.end;
     const words = this.words;
     const base = this.base;
+    const wordEnd = this.wordEnd;
     let escaped = false;
     let nonAscii = false;
     p++;
     for (;;) {
       if (((base + p) & 3) === 0) {
-        while (p + 4 <= end) {
+        while (p + 4 <= wordEnd) {
           const w = words[(base + p) >> 2]!;
           const q = w ^ 0x22222222;
           const s = w ^ 0x5c5c5c5c;
@@ -699,11 +705,12 @@ export class LineScanner {
     const end = this.end;
     const words = this.words;
     const base = this.base;
+    const wordEnd = this.wordEnd;
     let escaped = false;
     p++;
     for (;;) {
       if (((base + p) & 3) === 0) {
-        while (p + 4 <= end) {
+        while (p + 4 <= wordEnd) {
           const w = words[(base + p) >> 2]!;
           const q = w ^ 0x22222222;
           const s = w ^ 0x5c5c5c5c;
