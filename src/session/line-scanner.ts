@@ -698,7 +698,9 @@ export class LineScanner {
    * A string whose characters are not kept (texts, outputs, keys and values only skipped):
    * checked like `string`, but four bytes at a time where none of them is a quote, a
    * backslash or a control character (most of a line's bytes: this loop is most of the
-   * scan). Sets `escaped`; returns past the closing quote.
+   * scan). Sets `escaped`; returns past the closing quote. `string`'s loop, written out a
+   * second time on purpose: a shared helper for the word loop or the escape measured 5-18%
+   * slower on the scan (a call per run of bytes).
    */
   private content(p: number): number {
     const b = this.buf;
