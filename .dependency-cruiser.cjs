@@ -2,7 +2,8 @@
  * Layering and cycle rules, checked in `npm test` (test/architecture/layers.test.ts).
  * TypeScript 7 has no compiler API, so modules are parsed with @swc/core.
  * Layers, inward: session/store, recovery, providers, tools, engine, runtime,
- * stream (wire schemas and mappings), frontends, cli; the SDK beside them.
+ * frontends (with their mappers), cli; the SDK beside them. src/wire (the wire vocabulary of
+ * stream-json, the daemon and ACP) is the ground floor: it imports nothing of mend.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -29,18 +30,25 @@ module.exports = {
       },
     },
     {
-      name: 'sdk-reaches-only-sdk-and-stream',
+      name: 'sdk-reaches-only-sdk-and-wire',
       severity: 'error',
-      comment: 'The SDK ships to hosts: it may depend on src/sdk and the wire schemas of src/stream, never on the CLI internals (transitively).',
+      comment: 'The SDK ships to hosts: it may depend on src/sdk and the wire schemas of src/wire, never on the CLI internals (transitively).',
       from: { path: '^src/sdk/' },
-      to: { path: '^src/(?!sdk/|stream/(?!map/))', reachable: true },
+      to: { path: '^src/(?!sdk/|wire/)', reachable: true },
     },
     {
       name: 'engine-does-not-speak-wire',
       severity: 'error',
-      comment: 'The engine emits domain events; wire schemas and mappings belong to src/stream at the edge.',
+      comment: 'The engine emits domain events; wire schemas and mappings belong to src/wire at the edge.',
       from: { path: '^src/(engine|runtime|recovery|session|store|tools|providers)/' },
-      to: { path: '^src/stream/(messages|control|map/|line-framer|json-schema)' },
+      to: { path: '^src/wire/(messages|control|line-framer|json-schema|daemon-api|daemon-events|acp-extensions|result-lines)' },
+    },
+    {
+      name: 'wire-is-the-ground-floor',
+      severity: 'error',
+      comment: 'The wire vocabulary (schemas, codes, names) imports nothing of mend but itself, so every layer may stand on it.',
+      from: { path: '^src/wire/' },
+      to: { path: '^src/(?!wire/)' },
     },
     {
       name: 'inner-layers-do-not-reach-out',

@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   const { readSessionLog } = await import('../src/session/log-reader.js');
   const { loadSession } = await import('../src/session/session-loader.js');
   const { buildPlanForSession } = await import('../src/recovery/build-plan.js');
-  const { readSessionOutlineAt } = await import('../src/session/outline-reader.js');
+  const { readSessionOutlineAt } = await import('../src/session/outline/outline-reader.js');
   const { planFromOutline } = await import('../src/runtime/outline-plan.js');
   const { basename } = await import('node:path');
 

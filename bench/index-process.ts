@@ -7,7 +7,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { outlineFromEnv } from '../src/cli/outline-env.js';
-import { readSessionOutline } from '../src/session/outline-reader.js';
+import { readSessionOutline } from '../src/session/outline/outline-reader.js';
 
 const path = process.argv[2];
 if (!path) throw new Error('usage: index-process.js FILE');

@@ -42,11 +42,11 @@ const zodEnglishOnly: Plugin = {
 /** The record schema's own bundle, next to the worker's, which requires it when first needed. */
 const WORKER_SCHEMA = './outline-worker-schema.js';
 
-// The worker thread of a large log's outline pass (src/session/outline-parallel.ts), next
+// The worker thread of a large log's outline pass (src/session/outline/outline-parallel.ts), next
 // to the bundle, where the bundled code looks for it (`./outline-worker.js` from its own
 // URL); dist/cli/package.json makes that .js file CommonJS like the bundle.
 await build({
-  entryPoints: [join(root, 'dist', 'src', 'session', 'outline-worker.js')],
+  entryPoints: [join(root, 'dist', 'src', 'session', 'outline', 'outline-worker.js')],
   outfile: join(root, 'dist', 'cli', 'outline-worker.js'),
   bundle: true,
   format: 'cjs',

@@ -1,10 +1,10 @@
 /**
  * Every error mend raises on purpose carries a stable code from the one union
- * (src/stream/error-codes.ts). Callers switch on the code, never on the message.
+ * (src/wire/error-codes.ts). Callers switch on the code, never on the message.
  * The exit code table lives in src/cli/exit-codes.ts.
  */
-import type { WireErrorCode } from './stream/error-codes.js';
-import { WIRE_ERROR_CODES } from './stream/wire-error-code-list.js';
+import type { WireErrorCode } from './wire/error-codes.js';
+import { WIRE_ERROR_CODES } from './wire/wire-error-code-list.js';
 
 export const ErrorCodes = WIRE_ERROR_CODES;
 export type ErrorCode = WireErrorCode;

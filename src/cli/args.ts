@@ -7,7 +7,7 @@ import type yargsFactory from 'yargs';
 import { MendError } from '../errors.js';
 import type { ServeOptions } from '../frontends/daemon/serve.js';
 import type { StdioRunOptions } from '../frontends/shared/run-options.js';
-import { APPROVAL_MODES, REFUSED_APPROVAL_MODES, approvalModeFromAlias, type ApprovalMode } from '../stream/approval-modes.js';
+import { APPROVAL_MODES, REFUSED_APPROVAL_MODES, approvalModeFromAlias, type ApprovalMode } from '../wire/approval-modes.js';
 import {
   CLAUDE_BOOLEAN_FLAGS,
   CLAUDE_IGNORED_FLAGS,
@@ -18,7 +18,7 @@ import {
   permissionPromptsOf,
   toolRules,
 } from './claude-flags.js';
-import { exitCodeTableText } from '../stream/exit-codes.js';
+import { exitCodeTableText } from '../wire/exit-codes.js';
 import { DEFAULT_TOOL_ENV_POLICY, parseToolEnvPolicy, type ToolEnvPolicy } from '../tools/tool-env.js';
 import { quickArgs } from './quick-args.js';
 import { INPUT_FORMATS, OUTPUT_FORMATS, PROVIDERS, RUN_DEFAULTS } from './run-option-values.js';

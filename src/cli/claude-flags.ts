@@ -8,7 +8,7 @@
  */
 import { MendError } from '../errors.js';
 import type { StdioRunOptions } from '../frontends/shared/run-options.js';
-import { toMendToolRule } from '../stream/tool-aliases.js';
+import { toMendToolRule } from '../wire/tool-aliases.js';
 
 /** The last value of an option given twice (as in args.ts). */
 function last<T>(value: T | T[]): T {

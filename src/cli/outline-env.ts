@@ -6,7 +6,7 @@
  * small, with the worker in chunks of N bytes (the main thread waits for it to start).
  * Without them the worker is used only with at least MIN_CPUS_FOR_WORKER CPUs.
  */
-import type { OutlineParallel } from '../session/outline-reader.js';
+import type { OutlineParallel } from '../session/outline/outline-reader.js';
 
 /**
  * With two CPUs a worker thread competes with the main thread's own V8 helpers (garbage

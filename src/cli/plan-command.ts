@@ -6,8 +6,8 @@
 import { errorCodeOf, errorMessageOf } from '../errors.js';
 import type { HostEnv } from '../runtime/host-env.js';
 import { SessionRuntime } from '../runtime/session-runtime.js';
-import { ExitCode, exitCodeFor } from '../stream/exit-codes.js';
-import { toRecoverySummary } from '../stream/map/recovery-summary.js';
+import { ExitCode, exitCodeFor } from '../wire/exit-codes.js';
+import { toRecoverySummary } from '../frontends/shared/recovery-summary.js';
 
 /** What the one-shot commands (plan, sessions, store) use of the one host environment. */
 export type CommandIo = Pick<HostEnv, 'runtime' | 'stdout' | 'stderr'>;

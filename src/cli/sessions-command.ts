@@ -5,7 +5,7 @@
 import { errorCodeOf, errorMessageOf } from '../errors.js';
 import { listProjectSessions, type ProjectSessionRow } from '../runtime/list-sessions.js';
 import type { RuntimeDeps } from '../runtime/session-runtime.js';
-import { ExitCode, exitCodeFor } from '../stream/exit-codes.js';
+import { ExitCode, exitCodeFor } from '../wire/exit-codes.js';
 import type { CommandIo } from './plan-command.js';
 
 export type SessionListing = Pick<

@@ -8,7 +8,7 @@ import type { Readable, Writable } from 'node:stream';
 import { errorCodeOf, errorMessageOf } from '../errors.js';
 import { migrateStore } from '../store/open-store.js';
 import { exportSession, importSession } from '../store/session-transfer.js';
-import { ExitCode, exitCodeFor } from '../stream/exit-codes.js';
+import { ExitCode, exitCodeFor } from '../wire/exit-codes.js';
 import type { CommandIo } from './plan-command.js';
 
 export type StoreCommand = { command: 'sessions-export'; target: string } | { command: 'sessions-import'; source: string } | { command: 'store-migrate' };

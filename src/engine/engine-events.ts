@@ -1,7 +1,7 @@
 /**
  * What the engine tells front ends while a turn runs: a typed union in the
  * manner of a provider stream-part union. Front ends map these to their own
- * protocol (src/stream/map for stream-json); none of them parses wire JSON to
+ * protocol (src/frontends/shared for stream-json); none of them parses wire JSON to
  * learn what happened.
  */
 import type { StopReason, Usage } from '../providers/provider.js';

@@ -5,7 +5,7 @@
  * daemon and the terminal UI. Pure: the plan and the runtime's state are inputs.
  */
 import type { SessionRecoveryPlan } from '../recovery/plan-types.js';
-import type { RefusalCode } from '../stream/error-codes.js';
+import type { RefusalCode } from '../wire/error-codes.js';
 
 export type RunIntent =
   | { type: 'inspect' }

@@ -24,7 +24,7 @@ import type { BuildPlanInput, SessionRecoveryPlan } from '../recovery/plan-types
 import { buildConversation, buildConversationFrom, type BuildOptions } from '../session/conversation-loader.js';
 import { rememberRecordedCwd } from '../session/conversation-facts.js';
 import type { LoadedSession } from '../session/conversation.js';
-import type { SessionOutline } from '../session/outline-source.js';
+import type { SessionOutline } from '../session/outline/outline-source.js';
 import { isModelEntry } from '../session/model-entry.js';
 import type { PartsShape } from '../session/record-outline.js';
 import type { ChatRecord, Content, Part } from '../session/records.js';

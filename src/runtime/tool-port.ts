@@ -3,14 +3,14 @@
  * a host to ask (the headless CLI) 'ask' is a refusal; a front end that can ask
  * (a stream-json host after `initialize`, an editor, a person) supplies AskHost.
  */
-import { SHELL_TOOL, shellRuleMatches } from '../stream/tool-aliases.js';
+import { SHELL_TOOL, shellRuleMatches } from '../wire/tool-aliases.js';
 import type { ApprovalDecision, ApprovalGate, ToolPort } from '../engine/agent-session.js';
 import { decideApproval } from '../tools/approval.js';
 import { createToolRegistry } from '../tools/registry.js';
 import type { ToolDeclaration } from '../providers/provider.js';
 import { DEFAULT_OUTPUT_CAP } from '../tools/tool.js';
 import type { ToolSessionContext } from '../tools/tool-context.js';
-import type { ApprovalMode } from '../stream/approval-modes.js';
+import type { ApprovalMode } from '../wire/approval-modes.js';
 
 export interface ApprovalSettings {
   approvalMode: ApprovalMode;

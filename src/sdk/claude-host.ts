@@ -5,8 +5,8 @@
  * helpers give it a type and the two ways to continue an interrupted turn its public
  * surface allows. No dependency on that SDK: its objects are taken structurally.
  */
-import { ContinueLastTurnAnswerSchema, type ContinueLastTurnAnswer } from '../stream/control.js';
-import { SystemRecoveryMessageSchema, type SystemRecoveryMessage } from '../stream/messages.js';
+import { ContinueLastTurnAnswerSchema, type ContinueLastTurnAnswer } from '../wire/control.js';
+import { SystemRecoveryMessageSchema, type SystemRecoveryMessage } from '../wire/messages.js';
 
 /** The `system/recovery` line mend prints right after `init` on every resumed session. */
 export function isRecoveryMessage(message: unknown): message is SystemRecoveryMessage {

@@ -3,7 +3,7 @@
  * callback, anything else is answered with an error (never left unanswered).
  * `control_cancel_request` aborts the callback's signal and suppresses the answer.
  */
-import { PermissionResultSchema } from '../stream/control.js';
+import { PermissionResultSchema } from '../wire/control.js';
 import { MendSdkError } from './errors.js';
 import type { CanUseTool } from './types.js';
 import { validationIssues, type InboundMessage } from './validate-message.js';

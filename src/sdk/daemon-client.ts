@@ -5,7 +5,7 @@
  * `recovery`, `continueLastTurn({planId})`, `getRecoveryPlan()`, `interrupt()`
  * and `canUseTool`. The transport is HTTP + server-sent events.
  */
-import { CapabilitiesSchema, SessionListAnswerSchema, type Capabilities, type SessionListAnswer } from '../stream/daemon-api.js';
+import { CapabilitiesSchema, SessionListAnswerSchema, type Capabilities, type SessionListAnswer } from '../wire/daemon-api.js';
 import { DaemonHttp, type DaemonConnection } from './daemon-http.js';
 import { DaemonTransport, type DaemonSessionOptions } from './daemon-transport.js';
 import { Query } from './query.js';

@@ -4,8 +4,8 @@
  * session's server-sent events read with eventsource-parser.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { CLIENT_ID_HEADER, ErrorBodySchema, EVENT_EPOCH_HEADER } from '../stream/daemon-api.js';
-import { DaemonEventSchema, type DaemonEvent } from '../stream/daemon-events.js';
+import { CLIENT_ID_HEADER, ErrorBodySchema, EVENT_EPOCH_HEADER } from '../wire/daemon-api.js';
+import { DaemonEventSchema, type DaemonEvent } from '../wire/daemon-events.js';
 import { MendSdkError } from './errors.js';
 
 /** A non-2xx answer of the daemon (or no answer at all: status 0). */

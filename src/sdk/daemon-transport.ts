@@ -15,7 +15,7 @@
  * - A broken event stream is resumed with `Last-Event-ID`; a session closed by
  *   the daemon ends the messages with an error.
  */
-import { ContinueLastTurnAnswerSchema, type ContinueLastTurnAnswer } from '../stream/control.js';
+import { ContinueLastTurnAnswerSchema, type ContinueLastTurnAnswer } from '../wire/control.js';
 import {
   CapabilitiesSchema,
   DaemonContinueAnswerSchema,
@@ -23,9 +23,9 @@ import {
   SessionListAnswerSchema,
   type PermissionBody,
   type SessionAnswer,
-} from '../stream/daemon-api.js';
-import type { DaemonEvent } from '../stream/daemon-events.js';
-import { errorFields, resultMessage } from '../stream/result-lines.js';
+} from '../wire/daemon-api.js';
+import type { DaemonEvent } from '../wire/daemon-events.js';
+import { errorFields, resultMessage } from '../wire/result-lines.js';
 import { AsyncQueue } from './async-queue.js';
 import { DaemonHttp, MendDaemonError } from './daemon-http.js';
 import { MendSdkError } from './errors.js';

@@ -1,6 +1,6 @@
 /**
  * Errors the SDK throws. Self-contained on purpose: the SDK may only depend on
- * src/sdk and src/stream, so it does not reuse the CLI's MendError.
+ * src/sdk and src/wire, so it does not reuse the CLI's MendError.
  */
 
 /** Base class: every SDK error carries a stable `code`. */

@@ -3,7 +3,7 @@
  * stdin, frame and validate its stdout continuously into a queue, keep a bounded
  * stderr tail, and shut it down politely (end stdin, SIGTERM, SIGKILL).
  */
-import { DEFAULT_MAX_LINE_BYTES, LineFramer, serializeLine, type FramedLine } from '../stream/line-framer.js';
+import { DEFAULT_MAX_LINE_BYTES, LineFramer, serializeLine, type FramedLine } from '../wire/line-framer.js';
 import { AsyncQueue } from './async-queue.js';
 import { MendProcessError, MendSdkError } from './errors.js';
 import { commandFor, defaultExecutable, mergeEnv, optionsToArgs } from './options-to-args.js';

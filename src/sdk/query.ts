@@ -6,8 +6,8 @@
  * can_use_tool) is handled here and never yielded.
  */
 import { randomUUID } from 'node:crypto';
-import { ContinueLastTurnAnswerSchema, HostControlRequestSchema, InputUserMessageSchema, type HostControlRequest } from '../stream/control.js';
-import { RecoverySummarySchema, type RecoverySummary } from '../stream/messages.js';
+import { ContinueLastTurnAnswerSchema, HostControlRequestSchema, InputUserMessageSchema, type HostControlRequest } from '../wire/control.js';
+import { RecoverySummarySchema, type RecoverySummary } from '../wire/messages.js';
 import { AsyncQueue } from './async-queue.js';
 import { CliRequestHandler, type ControlAnswer } from './cli-requests.js';
 import { MendAbortError, MendCliError, MendControlError, MendProcessError, MendSdkError } from './errors.js';

@@ -1,8 +1,8 @@
 /**
  * Public types of the SDK. Message types are inferred from the zod schemas of
- * src/stream, the same ones the CLI builds its output with.
+ * src/wire, the same ones the CLI builds its output with.
  */
-import type { ContinueLastTurnAnswer, InputUserMessage } from '../stream/control.js';
+import type { ContinueLastTurnAnswer, InputUserMessage } from '../wire/control.js';
 import type {
   AssistantMessage,
   OutputMessage,
@@ -13,10 +13,10 @@ import type {
   SystemInitMessage,
   SystemRecoveryMessage,
   UserMessage,
-} from '../stream/messages.js';
+} from '../wire/messages.js';
 
-export type { Capabilities, ContentBlock, RecoveryAction, RecoverySummary } from '../stream/messages.js';
-export type { ContinueLastTurnAnswer } from '../stream/control.js';
+export type { Capabilities, ContentBlock, RecoveryAction, RecoverySummary } from '../wire/messages.js';
+export type { ContinueLastTurnAnswer } from '../wire/control.js';
 
 export type SDKInitMessage = SystemInitMessage;
 export type SDKRecoveryMessage = SystemRecoveryMessage;
@@ -41,13 +41,13 @@ export type SDKUserMessageInput = Omit<InputUserMessage, 'session_id' | 'parent_
   parent_tool_use_id?: string | null;
 };
 
-/** mend's approval modes (one source: src/stream/approval-modes.ts). */
-export type { ApprovalMode as PermissionMode } from '../stream/approval-modes.js';
-import type { ApprovalMode as PermissionMode } from '../stream/approval-modes.js';
+/** mend's approval modes (one source: src/wire/approval-modes.ts). */
+export type { ApprovalMode as PermissionMode } from '../wire/approval-modes.js';
+import type { ApprovalMode as PermissionMode } from '../wire/approval-modes.js';
 
-/** What canUseTool answers (one schema: PermissionResultSchema in src/stream/control.ts). */
-export type { PermissionResult } from '../stream/control.js';
-import type { PermissionResult } from '../stream/control.js';
+/** What canUseTool answers (one schema: PermissionResultSchema in src/wire/control.ts). */
+export type { PermissionResult } from '../wire/control.js';
+import type { PermissionResult } from '../wire/control.js';
 
 export type CanUseTool = (toolName: string, input: Record<string, unknown>, context: { toolUseId: string; signal: AbortSignal }) => Promise<PermissionResult>;
 

@@ -1,10 +1,10 @@
 /**
- * Checks one line read from the CLI against the schemas of src/stream. The value
+ * Checks one line read from the CLI against the schemas of src/wire. The value
  * itself is passed on as it was read: unknown types and system subtypes untouched,
  * a known type that fails its schema flagged with the issues (never dropped).
  */
 import { z } from 'zod';
-import { CliControlRequestSchema, ControlCancelRequestSchema, ControlRequestEnvelopeSchema, ControlResponseMessageSchema } from '../stream/control.js';
+import { CliControlRequestSchema, ControlCancelRequestSchema, ControlRequestEnvelopeSchema, ControlResponseMessageSchema } from '../wire/control.js';
 import {
   AssistantMessageSchema,
   ResultMessageSchema,
@@ -14,7 +14,7 @@ import {
   SystemRecoveryMessageSchema,
   SystemWarningMessageSchema,
   UserMessageSchema,
-} from '../stream/messages.js';
+} from '../wire/messages.js';
 
 const ISSUES = Symbol.for('mend.sdk.validationIssues');
 

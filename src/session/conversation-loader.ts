@@ -26,7 +26,7 @@ import {
 } from './records.js';
 import { isSidechainRecord } from './record-kinds.js';
 import { summarizeIssues } from './record-validation.js';
-import { indexInSorted } from './sorted-index.js';
+import { indexInSorted } from './outline/sorted-index.js';
 
 export interface BuildOptions {
   /** Used when no record names the session (an empty or fully damaged log), e.g. the file name's id. */

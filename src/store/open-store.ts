@@ -9,7 +9,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { MendError } from '../errors.js';
 import type { WriteFaultHook } from '../session/log-writer.js';
-import type { OutlineParallel } from '../session/outline-reader.js';
+import type { OutlineParallel } from '../session/outline/outline-reader.js';
 import { JsonlSessionStore } from './jsonl/jsonl-store.js';
 import { isPostgresSpec, redactUrl, type Env, type PgTuning } from './postgres/pg-config.js';
 import type { MigrationResult } from './postgres/pg-migrate.js';

@@ -10,7 +10,7 @@
  */
 import type { ActiveWriter } from '../session/active-writer.js';
 import type { ReadResult } from '../session/log-reader.js';
-import type { SessionOutline } from '../session/outline-reader.js';
+import type { SessionOutline } from '../session/outline/outline-reader.js';
 import type { RecordIndex } from '../session/record-index.js';
 import type { ChatRecord } from '../session/records.js';
 

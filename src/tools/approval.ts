@@ -2,10 +2,10 @@
  * Whether a tool call may run without asking, following Qwen Code's approval modes.
  * Pure: the engine decides what 'ask' means (the headless CLI treats it as a refusal).
  */
-import type { ApprovalMode } from '../stream/approval-modes.js';
+import type { ApprovalMode } from '../wire/approval-modes.js';
 import type { Tool } from './tool.js';
 
-export { ApprovalModeSchema, type ApprovalMode } from '../stream/approval-modes.js';
+export { ApprovalModeSchema, type ApprovalMode } from '../wire/approval-modes.js';
 
 /** What the mode says about one call; the engine's ApprovalDecision is what finally happens. */
 export type ApprovalVerdict = 'allow' | 'ask' | 'deny';

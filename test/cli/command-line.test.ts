@@ -7,7 +7,7 @@
 import { copyFileSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ResultMessageSchema, type SystemInitMessage, type SystemRecoveryMessage } from '../../src/stream/messages.js';
+import { ResultMessageSchema, type SystemInitMessage, type SystemRecoveryMessage } from '../../src/wire/messages.js';
 import { CORPUS_DIR } from '../support/corpus.js';
 import {
   cleanupSandboxes,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MEND_VERSION } from '../../src/cli/version.js';
-import { EXIT_CODE_TABLE } from '../../src/stream/exit-codes.js';
+import { EXIT_CODE_TABLE } from '../../src/wire/exit-codes.js';
 
 describe('version and exit codes', () => {
   it('MEND_VERSION is the package version (records carry it as mend/<version>)', () => {

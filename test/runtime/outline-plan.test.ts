@@ -19,7 +19,7 @@ import { buildConversation } from '../../src/session/conversation-loader.js';
 import { lastCwd, recordedCwd } from '../../src/session/conversation-facts.js';
 import type { LoadedSession } from '../../src/session/conversation.js';
 import { readSessionBytes, type ReadOptions } from '../../src/session/log-reader.js';
-import { outlineBytes } from '../../src/session/outline-reader.js';
+import { outlineBytes } from '../../src/session/outline/outline-reader.js';
 import type { ChatRecord, Content } from '../../src/session/records.js';
 import { damagedLogArb, garbageLineArb, joinLines, sessionRecordsArb } from '../support/arbitraries.js';
 import { listCorpus } from '../support/corpus.js';

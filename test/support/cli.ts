@@ -2,7 +2,7 @@
  * Helpers for end-to-end tests of the BUILT CLI (`node bin/mend.js`, run `npm run build`
  * first): a private sandbox per test (MEND_HOME and cwd from mkdtemp), spawning with
  * execa, parsing + validating stream-json output with the schemas of
- * src/stream/messages.ts, reading and writing session logs, snapshots of a directory
+ * src/wire/messages.ts, reading and writing session logs, snapshots of a directory
  * tree, and the recovery-summary comparison used by the corpus table tests (CLI and SDK).
  */
 import { createHash } from 'node:crypto';
@@ -29,7 +29,7 @@ import {
   type SystemInitMessage,
   type SystemRecoveryMessage,
   type UserMessage,
-} from '../../src/stream/messages.js';
+} from '../../src/wire/messages.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(REPO_ROOT, 'bin', 'mend.js');

@@ -51,8 +51,8 @@ import {
   InboundLineSchema,
   InputUserMessageSchema,
   PermissionResultSchema,
-} from '../../src/stream/control.js';
-import { LineFramer, type FramedLine } from '../../src/stream/line-framer.js';
+} from '../../src/wire/control.js';
+import { LineFramer, type FramedLine } from '../../src/wire/line-framer.js';
 
 // ---- the plan oracle (shared with test/recovery/property.test.ts) ------------------------
 

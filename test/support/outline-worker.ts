@@ -1,12 +1,12 @@
 /**
  * The outline pass's worker thread for tests that run the TypeScript sources: the
- * same module (src/session/outline-worker.ts) run in a worker through tsx, as the
+ * same module (src/session/outline/outline-worker.ts) run in a worker through tsx, as the
  * built CLI runs its compiled bundle.
  */
 import { Worker } from 'node:worker_threads';
-import type { WorkerJob } from '../../src/session/outline-parallel.js';
+import type { WorkerJob } from '../../src/session/outline/outline-parallel.js';
 
-const entry = new URL('../../src/session/outline-worker.ts', import.meta.url).href;
+const entry = new URL('../../src/session/outline/outline-worker.ts', import.meta.url).href;
 
 export function tsOutlineWorker(job: WorkerJob): Worker {
   const code = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;

@@ -24,11 +24,11 @@ import {
   type AcpContinueAnswer,
   type AcpSessionMeta,
   type AcpTurnMeta,
-} from '../../stream/acp-extensions.js';
-import type { RefusalCode } from '../../stream/error-codes.js';
-import { APPROVAL_MODES, APPROVAL_MODE_DESCRIPTIONS, approvalModeFromAlias, type ApprovalMode } from '../../stream/approval-modes.js';
-import { toRecoverySummaryCamel } from '../../stream/map/recovery-summary.js';
-import type { RecoverySummaryCamel } from '../../stream/recovery-summary.js';
+} from '../../wire/acp-extensions.js';
+import type { RefusalCode } from '../../wire/error-codes.js';
+import { APPROVAL_MODES, APPROVAL_MODE_DESCRIPTIONS, approvalModeFromAlias, type ApprovalMode } from '../../wire/approval-modes.js';
+import { toRecoverySummaryCamel } from '../shared/recovery-summary.js';
+import type { RecoverySummaryCamel } from '../../wire/recovery-summary.js';
 import {
   acpToolKind,
   liveUpdates,

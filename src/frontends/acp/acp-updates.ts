@@ -11,7 +11,7 @@ import type { RuntimeEvent } from '../../runtime/session-runtime.js';
 import { toolKindOf } from '../../runtime/tool-port.js';
 import type { LoadedSession } from '../../session/conversation.js';
 import type { ChatRecord, Content, FunctionResponse, Part } from '../../session/records.js';
-import type { RecoverySummaryCamel } from '../../stream/recovery-summary.js';
+import type { RecoverySummaryCamel } from '../../wire/recovery-summary.js';
 
 export type SessionUpdate = acp.SessionUpdate;
 

@@ -7,7 +7,7 @@
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import type { HostEnv } from '../../runtime/host-env.js';
-import { ExitCode } from '../../stream/exit-codes.js';
+import { ExitCode } from '../../wire/exit-codes.js';
 import { AcpAgent, type AcpOptions } from './acp-agent.js';
 
 /** Time for the last answers to reach stdout before the connection closes on a signal. */

@@ -1,7 +1,7 @@
 /**
  * `mend serve`'s routes on Hono: Qwen Code's daemon REST + SSE shapes (so its
  * `DaemonClient` works unchanged) with mend's recovery on every load and
- * resume. Bodies are validated with the zod schemas of src/stream/daemon-api.ts;
+ * resume. Bodies are validated with the zod schemas of src/wire/daemon-api.ts;
  * every error answers `{error, code}` with a status from the code.
  */
 import { randomUUID } from 'node:crypto';
@@ -25,8 +25,8 @@ import {
   SSE_STREAM_ID_HEADER,
   SessionIdSchema,
   type Capabilities,
-} from '../../stream/daemon-api.js';
-import type { WireErrorCode } from '../../stream/error-codes.js';
+} from '../../wire/daemon-api.js';
+import type { WireErrorCode } from '../../wire/error-codes.js';
 import { promptParts, type DaemonSession } from './daemon-session.js';
 import { guards, type GuardConfig } from './guards.js';
 import { approvalModeOf, type OpenKind, type SessionRegistry } from './session-registry.js';

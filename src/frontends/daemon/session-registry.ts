@@ -10,7 +10,7 @@ import { sep } from 'node:path';
 import { MendError, isMendError } from '../../errors.js';
 import { listProjectSessions, type ProjectSessionRow } from '../../runtime/list-sessions.js';
 import { SessionRuntime, type OpenRequest, type RuntimeDeps, type RuntimeSettings } from '../../runtime/session-runtime.js';
-import { approvalModeFromAlias, type ApprovalMode } from '../../stream/approval-modes.js';
+import { approvalModeFromAlias, type ApprovalMode } from '../../wire/approval-modes.js';
 import { DaemonSession, type DaemonSessionDeps } from './daemon-session.js';
 
 export interface RegistryDeps {

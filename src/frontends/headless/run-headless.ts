@@ -8,7 +8,7 @@ import { errorCodeOf, errorMessageOf } from '../../errors.js';
 import type { TurnOutcome } from '../../engine/engine-events.js';
 import type { HostEnv } from '../../runtime/host-env.js';
 import type { SessionRuntime } from '../../runtime/session-runtime.js';
-import { WireEventMapper, errorFields, outcomeFields, resultMessage, successFields } from '../../stream/map/wire-messages.js';
+import { WireEventMapper, errorFields, outcomeFields, resultMessage, successFields } from '../shared/wire-messages.js';
 import { exitCodeForOutcome, exitCodeForError } from '../shared/exit-status.js';
 import { stdoutBackpressure } from '../shared/backpressure.js';
 import { errorExtras } from '../shared/error-result.js';

@@ -1,6 +1,6 @@
 /** What an error result says beyond code and message: for a locked session, who holds it and which session. */
 import { isMendError } from '../../errors.js';
-import type { ErrorExtras } from '../../stream/map/wire-messages.js';
+import type { ErrorExtras } from './wire-messages.js';
 
 export function errorExtras(error: unknown, sessionId: string): ErrorExtras {
   if (!isMendError(error, 'session_locked')) return {};

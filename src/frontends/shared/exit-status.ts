@@ -1,6 +1,6 @@
 /** Turn outcomes and error codes to the process exit code (the one table is src/cli/exit-codes.ts's). */
 import type { TurnOutcome } from '../../engine/engine-events.js';
-import { ExitCode, exitCodeFor, exitCodeForAbort } from '../../stream/exit-codes.js';
+import { ExitCode, exitCodeFor, exitCodeForAbort } from '../../wire/exit-codes.js';
 
 export function exitCodeForOutcome(outcome: TurnOutcome): number {
   if (outcome.status === 'aborted') return exitCodeForAbort(outcome.abortReason);

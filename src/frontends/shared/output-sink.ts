@@ -4,9 +4,9 @@
  * text: the assistant's text on stdout; notices and errors on stderr.
  */
 import type { Writable } from 'node:stream';
-import { serializeLine } from '../../stream/line-framer.js';
-import type { CliOutboundControl } from '../../stream/control.js';
-import type { OutputMessage, RecoverySummary, ResultMessage } from '../../stream/messages.js';
+import { serializeLine } from '../../wire/line-framer.js';
+import type { CliOutboundControl } from '../../wire/control.js';
+import type { OutputMessage, RecoverySummary, ResultMessage } from '../../wire/messages.js';
 import type { OutputFormat } from './run-options.js';
 
 export interface OutputSink {

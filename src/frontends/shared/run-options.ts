@@ -3,7 +3,7 @@
  * The CLI's parsed options satisfy it; front ends depend on this shape, not on
  * src/cli.
  */
-import type { ApprovalMode } from '../../stream/approval-modes.js';
+import type { ApprovalMode } from '../../wire/approval-modes.js';
 
 export type OutputFormat = 'text' | 'json' | 'stream-json';
 

@@ -8,9 +8,9 @@ import type { HostEnv } from '../../runtime/host-env.js';
 import type { SessionRuntime } from '../../runtime/session-runtime.js';
 import { toolOffered } from '../../runtime/tool-port.js';
 import { realpathSync } from 'node:fs';
-import { toRecoverySummary } from '../../stream/map/recovery-summary.js';
-import type { SystemInitMessage, SystemRecoveryMessage } from '../../stream/messages.js';
-import { claudePermissionMode } from '../../stream/approval-modes.js';
+import { toRecoverySummary } from './recovery-summary.js';
+import type { SystemInitMessage, SystemRecoveryMessage } from '../../wire/messages.js';
+import { claudePermissionMode } from '../../wire/approval-modes.js';
 import type { OutputSink } from './output-sink.js';
 
 export const CAPABILITIES = {

@@ -9,7 +9,7 @@ import type { Decision, RunIntent } from '../../runtime/continuation-policy.js';
 import type { HostEnv } from '../../runtime/host-env.js';
 import { SessionRuntime, type OpenRequest } from '../../runtime/session-runtime.js';
 import { isSessionId } from '../../session/session-paths.js';
-import { isShellRule } from '../../stream/tool-aliases.js';
+import { isShellRule } from '../../wire/tool-aliases.js';
 import type { OutputSink } from './output-sink.js';
 import type { StdioRunOptions } from './run-options.js';
 import { printSessionStart } from './session-lines.js';

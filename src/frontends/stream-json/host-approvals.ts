@@ -5,7 +5,7 @@
  * allow is a refusal.
  */
 import type { ApprovalDecision } from '../../engine/agent-session.js';
-import { PermissionResultSchema, type CliOutboundControl } from '../../stream/control.js';
+import { PermissionResultSchema, type CliOutboundControl } from '../../wire/control.js';
 import type { AskHost } from '../../runtime/tool-port.js';
 
 type Answer = { subtype?: string; response?: unknown; error?: string };

@@ -6,8 +6,8 @@
  */
 import { MendError } from '../../errors.js';
 import type { SessionRuntime } from '../../runtime/session-runtime.js';
-import type { InitializeRequestSchema } from '../../stream/control.js';
-import { toMendToolRule } from '../../stream/tool-aliases.js';
+import type { InitializeRequestSchema } from '../../wire/control.js';
+import { toMendToolRule } from '../../wire/tool-aliases.js';
 import type { z } from 'zod';
 
 type InitializeRequest = z.infer<typeof InitializeRequestSchema>;

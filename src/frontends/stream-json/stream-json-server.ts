@@ -18,14 +18,14 @@ import {
   InputUserMessageSchema,
   type ContinueLastTurnAnswer,
   type HostControlRequest,
-} from '../../stream/control.js';
-import { APPROVAL_MODE_STRICTNESS } from '../../stream/approval-modes.js';
-import type { WireErrorCode } from '../../stream/error-codes.js';
-import { ExitCode, exitCodeForAbort } from '../../stream/exit-codes.js';
-import { LineFramer, type FramedLine } from '../../stream/line-framer.js';
-import { toRecoverySummary } from '../../stream/map/recovery-summary.js';
-import { WireEventMapper, errorFields, outcomeFields, resultMessage } from '../../stream/map/wire-messages.js';
-import type { RecoverySummary } from '../../stream/messages.js';
+} from '../../wire/control.js';
+import { APPROVAL_MODE_STRICTNESS } from '../../wire/approval-modes.js';
+import type { WireErrorCode } from '../../wire/error-codes.js';
+import { ExitCode, exitCodeForAbort } from '../../wire/exit-codes.js';
+import { LineFramer, type FramedLine } from '../../wire/line-framer.js';
+import { toRecoverySummary } from '../shared/recovery-summary.js';
+import { WireEventMapper, errorFields, outcomeFields, resultMessage } from '../shared/wire-messages.js';
+import type { RecoverySummary } from '../../wire/messages.js';
 import { aborted, stdoutBackpressure } from '../shared/backpressure.js';
 import { errorExtras } from '../shared/error-result.js';
 import { exitCodeForError } from '../shared/exit-status.js';
@@ -35,7 +35,7 @@ import { CAPABILITIES } from '../shared/session-lines.js';
 import { startStdioRun } from '../shared/start-stdio-run.js';
 import { HostApprovals } from './host-approvals.js';
 import { applyInitialize, claudeInitializeFields } from './initialize-fields.js';
-import { NEVER_ASK_MODE, approvalModeFromAlias } from '../../stream/approval-modes.js';
+import { NEVER_ASK_MODE, approvalModeFromAlias } from '../../wire/approval-modes.js';
 
 /**
  * The parts of a user message. One rule for empty prompts, as for `-p`: text that is

@@ -1,7 +1,7 @@
 /** `/plan`: the full recovery plan of the open session as a panel (never the histories themselves, which are shown above). */
 import type { SessionRecoveryPlan } from '../../recovery/plan-types.js';
 import type { ConversationRecord } from '../../session/conversation.js';
-import { toRecoverySummary } from '../../stream/map/recovery-summary.js';
+import { toRecoverySummary } from '../shared/recovery-summary.js';
 import type { UiItem } from './ui-items.js';
 
 export function planPanel(plan: SessionRecoveryPlan, conversation: ConversationRecord, newId: () => string): Extract<UiItem, { type: 'panel' }> {

@@ -7,7 +7,7 @@
 import type { ActiveWriter } from '../../session/active-writer.js';
 import type { SessionRecoveryPlan } from '../../recovery/plan-types.js';
 import { decideRecoveryAction } from '../../runtime/continuation-policy.js';
-import { countRepairs } from '../../stream/map/recovery-summary.js';
+import { countRepairs } from '../shared/recovery-summary.js';
 import type { UiItem } from './ui-items.js';
 
 export interface NoticeContext {

@@ -8,7 +8,7 @@
 import { render } from 'ink';
 import { createElement as h } from 'react';
 import type { HostEnv } from '../../runtime/host-env.js';
-import { ExitCode, exitCodeForAbort } from '../../stream/exit-codes.js';
+import { ExitCode, exitCodeForAbort } from '../../wire/exit-codes.js';
 import type { StdioRunOptions } from '../shared/run-options.js';
 import { openRequestFor } from '../shared/start-stdio-run.js';
 import { App } from './components/app.js';

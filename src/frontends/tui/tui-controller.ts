@@ -9,7 +9,7 @@ import { errorCodeOf, errorMessageOf } from '../../errors.js';
 import type { ToolCallInfo } from '../../engine/engine-events.js';
 import type { ActiveWriter } from '../../session/active-writer.js';
 import { SessionRuntime, type OpenRequest, type RuntimeDeps, type RuntimeEvent } from '../../runtime/session-runtime.js';
-import { APPROVAL_MODES, type ApprovalMode } from '../../stream/approval-modes.js';
+import { APPROVAL_MODES, type ApprovalMode } from '../../wire/approval-modes.js';
 import { InlineApprovals, type ApprovalChoice } from './inline-approvals.js';
 import { planPanel } from './plan-details.js';
 import { sessionIntro } from './session-intro.js';

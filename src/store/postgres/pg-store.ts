@@ -10,7 +10,7 @@
 import { MendError } from '../../errors.js';
 import type { ActiveWriter } from '../../session/active-writer.js';
 import type { ReadResult } from '../../session/log-reader.js';
-import { wholeOutline, type SessionOutline } from '../../session/outline-reader.js';
+import { wholeOutline, type SessionOutline } from '../../session/outline/outline-reader.js';
 import { indexRecords, type RecordIndex } from '../../session/record-index.js';
 import { isSessionId } from '../../session/session-paths.js';
 import type { ProjectScope, SessionListing, SessionRef, SessionStore, WriterIdentity, WriterLease } from '../session-store.js';

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChatRecord } from '../../../src/session/records.js';
-import { AcpContinueAnswerSchema, AcpTurnMetaSchema } from '../../../src/stream/acp-extensions.js';
-import { RecoverySummaryCamelSchema } from '../../../src/stream/recovery-summary.js';
+import { AcpContinueAnswerSchema, AcpTurnMetaSchema } from '../../../src/wire/acp-extensions.js';
+import { RecoverySummaryCamelSchema } from '../../../src/wire/recovery-summary.js';
 import { allow, withAcp, wireUpdates, type AcpRun } from '../../support/acp.js';
 import { copyCase, listCorpus } from '../../support/corpus.js';
 import {

@@ -12,7 +12,7 @@ import { buildPlanForSession } from '../../../src/recovery/index.js';
 import { SYNTHETIC_RESULT_REASON } from '../../../src/recovery/synthetic-result.js';
 import { loadSession } from '../../../src/session/session-loader.js';
 import type { Content } from '../../../src/session/records.js';
-import { RecoverySummaryCamelSchema } from '../../../src/stream/recovery-summary.js';
+import { RecoverySummaryCamelSchema } from '../../../src/wire/recovery-summary.js';
 import { withAcp, wireUpdates } from '../../support/acp.js';
 import { cleanupSandboxes, makeSandbox, snapshotTree, summaryFromCamel, summaryFromCorePlan, trackTempDir } from '../../support/cli.js';
 import { copyCase, listCorpus } from '../../support/corpus.js';

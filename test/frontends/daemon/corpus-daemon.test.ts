@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPlanForSession } from '../../../src/recovery/index.js';
 import { connect } from '../../../src/sdk/index.js';
 import { loadSession } from '../../../src/session/session-loader.js';
-import { RecoverySummaryCamelSchema, type RecoverySummaryCamel } from '../../../src/stream/recovery-summary.js';
+import { RecoverySummaryCamelSchema, type RecoverySummaryCamel } from '../../../src/wire/recovery-summary.js';
 import { cleanupSandboxes, logPathOf, makeSandbox, summaryFromCorePlan, summaryFromRecoveryLine, type Sandbox } from '../../support/cli.js';
 import { copyCase, listCorpus, removeCopies } from '../../support/corpus.js';
 

@@ -5,7 +5,7 @@
  */
 import { request } from 'node:http';
 import { execa, type ResultPromise } from 'execa';
-import { ReadyLineSchema, type ReadyLine } from '../../../src/stream/daemon-api.js';
+import { ReadyLineSchema, type ReadyLine } from '../../../src/wire/daemon-api.js';
 import { BIN, baseEnv, waitFor, type Sandbox } from '../../support/cli.js';
 
 export { killMarkedGroups, markerLines, slowCommand } from '../../support/cli.js';

@@ -13,7 +13,7 @@ import { App } from '../../../src/frontends/tui/components/app.js';
 import { TuiController } from '../../../src/frontends/tui/tui-controller.js';
 import { ScriptedProvider, type ScriptInput } from '../../../src/providers/scripted-provider.js';
 import type { OpenRequest, RuntimeDeps, SessionTarget } from '../../../src/runtime/session-runtime.js';
-import type { ApprovalMode } from '../../../src/stream/approval-modes.js';
+import type { ApprovalMode } from '../../../src/wire/approval-modes.js';
 import { JsonlSessionStore } from '../../../src/store/jsonl/jsonl-store.js';
 import { trackTempDir, waitFor } from '../../support/cli.js';
 

@@ -12,12 +12,12 @@
  * numbers are shifted when it is appended.
  */
 import { isAscii } from 'node:buffer';
-import type { LoadDiagnostic } from './conversation.js';
-import { decodeLine, type LineBlocksEnd } from './line-blocks.js';
-import { INVALID, MALFORMED, SessionTally, checkLine, isBlank, lineText, quickCheckLine } from './log-reader.js';
+import type { LoadDiagnostic } from '../conversation.js';
+import { decodeLine, type LineBlocksEnd } from '../line-blocks.js';
+import { INVALID, MALFORMED, SessionTally, checkLine, isBlank, lineText, quickCheckLine } from '../log-reader.js';
 import { OutlineColumns, keepsOnlyAscii, type AsciiStrings, type ColumnsData } from './outline-columns.js';
 import { LineScanner } from './line-scanner.js';
-import type { ChatRecord } from './records.js';
+import type { ChatRecord } from '../records.js';
 
 const NEWLINE = 0x0a;
 

@@ -6,12 +6,12 @@
 import type { TurnOutcome } from '../../engine/engine-events.js';
 import type { RuntimeEvent } from '../../runtime/session-runtime.js';
 import type { Part } from '../../session/records.js';
-import type { AssistantMessage, ContentBlock, OutputMessage, UserMessage } from '../messages.js';
-import type { ResultFields } from '../result-lines.js';
+import type { AssistantMessage, ContentBlock, OutputMessage, UserMessage } from '../../wire/messages.js';
+import type { ResultFields } from '../../wire/result-lines.js';
 import { PartialEventMapper, isStreamPart } from './partial-events.js';
 
-export { errorFields, modelUsageFor, resultMessage, successFields, type ResultFields, type ErrorExtras } from '../result-lines.js';
-import { modelUsageFor } from '../result-lines.js';
+export { errorFields, modelUsageFor, resultMessage, successFields, type ResultFields, type ErrorExtras } from '../../wire/result-lines.js';
+import { modelUsageFor } from '../../wire/result-lines.js';
 
 /**
  * A tool call's input on the wire is cut past this many bytes (with a marker), like tool

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_LINE_BYTES, LineFramer, serializeLine, type FramedLine } from '../../src/stream/line-framer.js';
+import { DEFAULT_MAX_LINE_BYTES, LineFramer, serializeLine, type FramedLine } from '../../src/wire/line-framer.js';
 import { cutAt, streamArb } from '../support/arbitraries.js';
 
 /** Feeds the chunks to a fresh framer, then end(). */

@@ -1,5 +1,5 @@
 /**
- * The id pool of an outline (src/session/outline-pools.ts): ids of calls and results as
+ * The id pool of an outline (src/session/outline/outline-pools.ts): ids of calls and results as
  * UTF-8 in one buffer, read back by number. Every id comes back as it was added, whatever
  * the order of reads and adds, however the pool grows or is appended to, with empty,
  * missing, long and non-ASCII ids, and ids with a lone surrogate (which UTF-8 cannot
@@ -7,8 +7,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { IdPool } from '../../src/session/outline-pools.js';
-import { outlineBytes } from '../../src/session/outline-reader.js';
+import { IdPool } from '../../../src/session/outline/outline-pools.js';
+import { outlineBytes } from '../../../src/session/outline/outline-reader.js';
 
 const idArb = fc.oneof(
   { weight: 6, arbitrary: fc.string({ unit: fc.constantFrom('a', 'b', '_', '0', '9', '-'), maxLength: 24 }) },

@@ -4,14 +4,14 @@
  * no byte ranges (wholeOutline). Records by index; parts as the plan rules see them;
  * whole records read back on demand.
  */
-import type { ReadRecord } from './conversation.js';
-import { readRecordSource, type RecordSource } from './conversation-loader.js';
-import type { ReadResult } from './log-reader.js';
-import { keepsModelEntry } from './model-entry.js';
+import type { ReadRecord } from '../conversation.js';
+import { readRecordSource, type RecordSource } from '../conversation-loader.js';
+import type { ReadResult } from '../log-reader.js';
+import { keepsModelEntry } from '../model-entry.js';
 import type { OutlineColumns } from './outline-columns.js';
-import { indexRecords, type RecordIndexEntry } from './record-index.js';
-import type { PartsShape } from './record-outline.js';
-import type { ChatRecord, Part } from './records.js';
+import { indexRecords, type RecordIndexEntry } from '../record-index.js';
+import type { PartsShape } from '../record-outline.js';
+import type { ChatRecord, Part } from '../records.js';
 import { indexInSorted } from './sorted-index.js';
 import type { UuidTable } from './uuid-words.js';
 

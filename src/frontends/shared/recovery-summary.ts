@@ -6,8 +6,8 @@
 import { apiEntryCount } from '../../recovery/plan-facts.js';
 import type { SessionRecoveryPlan } from '../../recovery/plan-types.js';
 import type { ConversationRecord } from '../../session/conversation.js';
-import type { RecoverySummary } from '../messages.js';
-import type { RecoverySummaryCamel } from '../recovery-summary.js';
+import type { RecoverySummary } from '../../wire/messages.js';
+import type { RecoverySummaryCamel } from '../../wire/recovery-summary.js';
 
 export function countRepairs(repairs: ReadonlyArray<{ type: string }>): Array<{ type: string; count: number }> {
   const counts = new Map<string, number>();

@@ -1,6 +1,6 @@
 /** The tool-name table and shell rules hosts written for Claude Code use. */
 import { describe, expect, it } from 'vitest';
-import { shellRuleMatches, toMendToolRule } from '../../src/stream/tool-aliases.js';
+import { shellRuleMatches, toMendToolRule } from '../../src/wire/tool-aliases.js';
 
 describe('toMendToolRule', () => {
   it("maps Claude's names, keeps mend's, and turns Bash rules into shell rules", () => {

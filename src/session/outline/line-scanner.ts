@@ -20,7 +20,7 @@
  * arbitrary bytes in strings, read with the scanner and without it, must give the same
  * outline (a line kept that JSON.parse or the check refuses, or a fact read wrong, differs).
  */
-import { CALL, CALL_WITH_ID, PART_END, RESULT, RESULT_WITH_ID, TEXT, TEXT_EMPTY, THOUGHT, NOT_THOUGHT } from './record-outline.js';
+import { CALL, CALL_WITH_ID, PART_END, RESULT, RESULT_WITH_ID, TEXT, TEXT_EMPTY, THOUGHT, NOT_THOUGHT } from '../record-outline.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -5,13 +5,13 @@
  * plus ids (record-outline.ts). No object per record: at 1M records every object and
  * repeated string costs tens of megabytes the outline pass exists to save.
  */
-import { isModelEntry, keepsModelEntry } from './model-entry.js';
+import { isModelEntry, keepsModelEntry } from '../model-entry.js';
 import { IdPool, StringTable, grow, type IdsData } from './outline-pools.js';
-import { PartsOutliner, partsOf, type PartsShape, type PartsTemplate } from './record-outline.js';
+import { PartsOutliner, partsOf, type PartsShape, type PartsTemplate } from '../record-outline.js';
 import { TYPE_ASSISTANT, TYPE_SYSTEM, type LineScanner } from './line-scanner.js';
 import { UuidTable, uuidBytesToWords, uuidToWords, wordsToUuid } from './uuid-words.js';
-import { SystemSubtype, isMendVersion, isSidechainRecord } from './record-kinds.js';
-import type { ChatRecord, Part, RecordType } from './records.js';
+import { SystemSubtype, isMendVersion, isSidechainRecord } from '../record-kinds.js';
+import type { ChatRecord, Part, RecordType } from '../records.js';
 
 const TYPES: readonly RecordType[] = ['user', 'assistant', 'tool_result', 'system'];
 const SIDECHAIN = 1;

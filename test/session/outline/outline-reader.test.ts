@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readSessionIndex } from '../../src/session/outline-reader.js';
-import { readSessionLog, type ReadOptions } from '../../src/session/log-reader.js';
-import { indexRecords } from '../../src/session/record-index.js';
-import { damagedLogArb } from '../support/arbitraries.js';
-import { listCorpus } from '../support/corpus.js';
+import { readSessionIndex } from '../../../src/session/outline/outline-reader.js';
+import { readSessionLog, type ReadOptions } from '../../../src/session/log-reader.js';
+import { indexRecords } from '../../../src/session/record-index.js';
+import { damagedLogArb } from '../../support/arbitraries.js';
+import { listCorpus } from '../../support/corpus.js';
 
 const corpus = listCorpus().map((c) => ({ name: c.name, bytes: readFileSync(join(c.dir, 'session.jsonl')) }));
 const scratch = mkdtempSync(join(tmpdir(), 'mend-index-reader-'));

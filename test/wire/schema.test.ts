@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildStreamJsonSchema } from '../../src/stream/json-schema.js';
+import { buildStreamJsonSchema } from '../../src/wire/json-schema.js';
 
 describe('schema/stream-json.schema.json', () => {
   it('is up to date with the zod schemas (run `npm run schema`)', () => {

@@ -22,16 +22,16 @@
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { MendError } from '../errors.js';
-import type { LoadDiagnostic, ReadRecord } from './conversation.js';
-import { DEFAULT_BLOCK_SIZE, bytesLineBlocks, readLineBlocks, type LineBlocksEnd } from './line-blocks.js';
-import { LogAccumulator, lineText, toReadError, type ReadOptions } from './log-reader.js';
+import { MendError } from '../../errors.js';
+import type { LoadDiagnostic, ReadRecord } from '../conversation.js';
+import { DEFAULT_BLOCK_SIZE, bytesLineBlocks, readLineBlocks, type LineBlocksEnd } from '../line-blocks.js';
+import { LogAccumulator, lineText, toReadError, type ReadOptions } from '../log-reader.js';
 import { outlineSource, type SessionOutline } from './outline-source.js';
 import { OutlinePass } from './outline-pass.js';
 import { parallelPass, readsInParallel, type OutlineParallel } from './outline-parallel.js';
-import type { RecordIndex } from './record-index.js';
-import type { ChatRecord } from './records.js';
-import { isSessionId } from './session-paths.js';
+import type { RecordIndex } from '../record-index.js';
+import type { ChatRecord } from '../records.js';
+import { isSessionId } from '../session-paths.js';
 
 export type { SessionOutline } from './outline-source.js';
 export type { OutlineParallel } from './outline-parallel.js';

@@ -10,10 +10,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LineScanner } from '../../src/session/line-scanner.js';
-import { OutlinePass } from '../../src/session/outline-pass.js';
-import { isCertainlyValidRecord } from '../../src/session/record-validation.js';
-import { INVALID_UTF8_PIECES, sessionRecordsArb } from '../support/arbitraries.js';
+import { LineScanner } from '../../../src/session/outline/line-scanner.js';
+import { OutlinePass } from '../../../src/session/outline/outline-pass.js';
+import { isCertainlyValidRecord } from '../../../src/session/record-validation.js';
+import { INVALID_UTF8_PIECES, sessionRecordsArb } from '../../support/arbitraries.js';
 
 /** The first line of every log: the pass parses a file's first line (it may start with a byte-order mark). */
 const FIRST = '{"uuid":"00000000-0000-4000-8000-000000000000","parentUuid":null,"sessionId":"s1","timestamp":"t","type":"system","subtype":"x"}';

@@ -10,14 +10,14 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildPlanForSession } from '../../src/recovery/build-plan.js';
-import { planFromOutline } from '../../src/runtime/outline-plan.js';
-import { buildConversation } from '../../src/session/conversation-loader.js';
-import { readSessionBytes } from '../../src/session/log-reader.js';
-import { OutlinePass } from '../../src/session/outline-pass.js';
-import { outlineBytes } from '../../src/session/outline-reader.js';
-import type { ChatRecord } from '../../src/session/records.js';
-import { INVALID_UTF8_PIECES, garbageLineArb, sessionRecordsArb } from '../support/arbitraries.js';
+import { buildPlanForSession } from '../../../src/recovery/build-plan.js';
+import { planFromOutline } from '../../../src/runtime/outline-plan.js';
+import { buildConversation } from '../../../src/session/conversation-loader.js';
+import { readSessionBytes } from '../../../src/session/log-reader.js';
+import { OutlinePass } from '../../../src/session/outline/outline-pass.js';
+import { outlineBytes } from '../../../src/session/outline/outline-reader.js';
+import type { ChatRecord } from '../../../src/session/records.js';
+import { INVALID_UTF8_PIECES, garbageLineArb, sessionRecordsArb } from '../../support/arbitraries.js';
 
 /** Non-ASCII pieces: text, what 'é' reads as in latin1 ('Ã©'), spaces JavaScript trims, invalid UTF-8. */
 const PIECES: readonly Buffer[] = [

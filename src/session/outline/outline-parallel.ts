@@ -12,7 +12,7 @@
 import { closeSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Worker } from 'node:worker_threads';
-import { DEFAULT_BLOCK_SIZE, lineStartFrom, readLineBlocksFrom } from './line-blocks.js';
+import { DEFAULT_BLOCK_SIZE, lineStartFrom, readLineBlocksFrom } from '../line-blocks.js';
 import { ChunkClaims } from './outline-chunks.js';
 import { columnsTransfer } from './outline-columns.js';
 import { OutlinePass, type PassData } from './outline-pass.js';

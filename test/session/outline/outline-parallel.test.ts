@@ -13,12 +13,12 @@ import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { planFromOutline } from '../../src/runtime/outline-plan.js';
-import { parallelPass, readsInParallel, type WorkerJob } from '../../src/session/outline-parallel.js';
-import { readSessionOutline, type SessionOutline } from '../../src/session/outline-reader.js';
-import { damagedLogArb } from '../support/arbitraries.js';
-import { listCorpus } from '../support/corpus.js';
-import { dyingWorker, failingWorker, tsOutlineWorker } from '../support/outline-worker.js';
+import { planFromOutline } from '../../../src/runtime/outline-plan.js';
+import { parallelPass, readsInParallel, type WorkerJob } from '../../../src/session/outline/outline-parallel.js';
+import { readSessionOutline, type SessionOutline } from '../../../src/session/outline/outline-reader.js';
+import { damagedLogArb } from '../../support/arbitraries.js';
+import { listCorpus } from '../../support/corpus.js';
+import { dyingWorker, failingWorker, tsOutlineWorker } from '../../support/outline-worker.js';
 
 const corpus = listCorpus().map((c) => ({ name: c.name, bytes: readFileSync(join(c.dir, 'session.jsonl')) }));
 const scratch = mkdtempSync(join(tmpdir(), 'mend-outline-parallel-'));
