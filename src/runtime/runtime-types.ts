@@ -12,6 +12,7 @@ import type { RefusalCode } from '../wire/error-codes.js';
 import type { ProjectScope, SessionStore, WriterIdentity } from '../store/session-store.js';
 import type { ToolSessionContext } from '../tools/tool-context.js';
 import type { ToolFilter } from './tool-port.js';
+import type { ForeignHomes } from '../foreign/homes.js';
 
 export interface RuntimeSettings {
   model: string | undefined;
@@ -44,6 +45,8 @@ export interface RuntimeDeps {
   toolSession?: ToolSessionContext;
   /** The built-in system prompt (src/engine/system-prompt.ts), built by the composition root. */
   baseSystemPrompt?: () => string;
+  /** Where other agents keep their sessions (listed with `sessions list --agent`, the ACP and daemon lists, the TUI picker). */
+  foreignHomes?: ForeignHomes;
   /** Process-wide stop (a signal): aborts the running turn with its reason and ends the queue. */
   signal?: AbortSignal;
 }
