@@ -209,7 +209,15 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
     io.stdout.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EPIPE') stdoutClosed = true;
     });
-    const done = (code: number) => (stdoutClosed ? ExitCode.stdoutClosed : code);
+    // A pipe's writes complete later: the EPIPE of the last one arrives after the command
+    // returned. Waiting for stdout to take an empty write (its callback runs after every
+    // earlier write settled) lets the exit code see it.
+    const flushed = () =>
+      new Promise<void>((resolve) => ((io.stdout as { writableEnded?: boolean }).writableEnded ? resolve() : io.stdout.write('', () => resolve())));
+    const done = async (code: number) => {
+      await flushed();
+      return stdoutClosed ? ExitCode.stdoutClosed : code;
+    };
     try {
       if (parsed.command === 'plan') {
         const { planCommand } = await import('./plan-command.js');

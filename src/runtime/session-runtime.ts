@@ -18,7 +18,7 @@ import type { SessionRecoveryPlan } from '../recovery/plan-types.js';
 import type { ActiveWriter } from '../session/active-writer.js';
 import type { LoadedSession } from '../session/conversation.js';
 import { turnAbortReasonOf, type Part } from '../session/records.js';
-import { isSessionId } from '../session/session-paths.js';
+import { canonicalSessionId, isSessionId } from '../session/session-paths.js';
 import type { ApprovalMode } from '../wire/approval-modes.js';
 import type { RefusalCode } from '../wire/error-codes.js';
 import type { SessionRef, WriterLease } from '../store/session-store.js';
@@ -118,7 +118,7 @@ export class SessionRuntime {
     const { store, scope } = deps;
     const write = request.access === 'write';
     if (request.target.type === 'new') {
-      const sessionId = request.target.sessionId ?? deps.newId();
+      const sessionId = canonicalSessionId(request.target.sessionId ?? deps.newId());
       if (!isSessionId(sessionId)) throw new MendError('usage', `--session-id must be a UUID: ${sessionId}`);
       const ref = await store.newSession(scope, sessionId);
       const lease = write ? await store.acquire(ref, deps.identity) : null;
@@ -142,7 +142,7 @@ export class SessionRuntime {
           { ...holder },
         );
       }
-      const sessionId = request.fork.sessionId ?? deps.newId();
+      const sessionId = canonicalSessionId(request.fork.sessionId ?? deps.newId());
       const ref = await store.newSession(scope, sessionId);
       const lease = await store.acquire(ref, deps.identity);
       try {
