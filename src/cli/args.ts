@@ -56,10 +56,13 @@ export interface RunOptions extends StdioRunOptions {
   strictMcpConfig: boolean;
 }
 
+/** Whose sessions `sessions list` shows. */
+export type SessionsAgent = 'mend' | 'claude' | 'codex' | 'gemini' | 'all';
+
 export type ParsedCommand =
   | { command: 'run'; options: RunOptions }
   | { command: 'plan'; target: string; json: boolean; full: boolean; debug: boolean; store: string | undefined }
-  | { command: 'sessions-list'; json: boolean; debug: boolean; store: string | undefined }
+  | { command: 'sessions-list'; json: boolean; debug: boolean; store: string | undefined; agent: SessionsAgent }
   | { command: 'sessions-export'; target: string; store: string | undefined }
   | { command: 'sessions-import'; source: string; store: string | undefined }
   | { command: 'store-migrate'; store: string | undefined }
@@ -106,7 +109,12 @@ function build(yargs: typeof yargsFactory, argv: string[]) {
       y
         .positional('action', { choices: ['list', 'export', 'import'] as const, demandOption: true })
         .positional('target', { type: 'string', describe: 'export: a session id or path; import: a file, or - for stdin' })
-        .option('json', { type: 'boolean', default: false }),
+        .option('json', { type: 'boolean', default: false })
+        .option('agent', {
+          type: 'string',
+          choices: ['mend', 'claude', 'codex', 'gemini', 'all'] as const,
+          describe: "list: this project's sessions in another agent's home (read in place, never written); all: mend's and every agent's",
+        }),
     )
     .command('store <action>', 'manage the session store (migrate: create or upgrade the PostgreSQL schema)', (y) =>
       y.positional('action', { choices: ['migrate'] as const, demandOption: true }),
@@ -122,7 +130,11 @@ function build(yargs: typeof yargsFactory, argv: string[]) {
     .option('prompt', { alias: 'p', type: 'string', describe: 'the prompt; "-" reads it from stdin' })
     .option('prompt-interactive', { alias: 'i', type: 'string', describe: 'open the interactive terminal UI with this first prompt' })
     .option('continue', { alias: 'c', type: 'boolean', default: RUN_DEFAULTS.continue, describe: 'resume the most recent session of this project' })
-    .option('resume', { alias: 'r', type: 'string', describe: 'resume a session by UUID, or a .jsonl path' })
+    .option('resume', {
+      alias: 'r',
+      type: 'string',
+      describe: "resume a session by UUID, or a path (mend's .jsonl, or a Claude Code, Codex or Gemini CLI session: read in place, continued in a mend copy)",
+    })
     .option('session-id', { type: 'string', describe: 'start a new session with this UUID' })
     .option('fork-session', { type: 'boolean', default: RUN_DEFAULTS['fork-session'], describe: 'copy the resumed session into a new one and work there' })
     .option('output-format', { alias: 'o', choices: OUTPUT_FORMATS, default: RUN_DEFAULTS['output-format'] })
@@ -247,7 +259,13 @@ function commandOf(a: Args): ParsedCommand {
       return { command: 'sessions-export', target, store };
     }
     if (action === 'import') return { command: 'sessions-import', source: target ?? '-', store };
-    return { command: 'sessions-list', json: a.json === true, debug: a.debug, store };
+    return {
+      command: 'sessions-list',
+      json: a.json === true,
+      debug: a.debug,
+      store,
+      agent: (last(a['agent'] as string | undefined) ?? 'mend') as SessionsAgent,
+    };
   }
   if (first === 'store') return { command: 'store-migrate', store };
   if (first === 'serve') return { command: 'serve', options: { ...serveOptions(a), store } };
