@@ -12,10 +12,11 @@
  * the scenarios whose name contains it.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanupSandboxes } from '../support/cli.js';
+import { cleanupSandboxes, makeSandbox, writeScript } from '../support/cli.js';
 import { SCENARIOS, runScenario } from '../support/power-loss/scenarios.js';
-import { summarize } from '../support/power-loss/state-checks.js';
-import { straceAvailable } from '../support/power-loss/traced-run.js';
+import { asyncCommitsBeforeAcks, summarize } from '../support/power-loss/state-checks.js';
+import { straceAvailable, tracedRun } from '../support/power-loss/traced-run.js';
+import { databasesForFile, describePostgres } from '../support/postgres.js';
 
 const HAVE_STRACE = straceAvailable();
 const MAX_STATES = Number(process.env['MEND_POWER_LOSS_STATES'] ?? '') || 400;
@@ -63,4 +64,34 @@ describe.skipIf(!HAVE_STRACE)('power loss: every state a cut can leave, rebuilt 
       180_000,
     );
   }
+});
+
+// The PostgreSQL store has no files to cut: its durability is the commit mode. The same
+// rule, checked on the wire to the server: no client hears of a record whose commit was
+// asynchronous (a server crash could still lose it).
+await describePostgres('power loss on the PostgreSQL store', () => {
+  const database = databasesForFile('powerloss');
+  it.skipIf(!HAVE_STRACE)(
+    'every message to the client follows a synchronous commit of the records before it',
+    async () => {
+      const db = await database();
+      const sb = makeSandbox('power-loss-pg');
+      const script = writeScript(sb, [
+        { text: 'On the database.', toolCalls: [{ id: 'call_pg', name: 'run_shell_command', args: { command: 'echo pg' } }] },
+        { text: 'Database turn done.' },
+      ]);
+      const port = Number(new URL(db.url).port || '5432');
+      const run = await tracedRun(sb, ['--store', db.url, '--scripted-responses', script, '--approval-mode', 'yolo', '-o', 'stream-json', '-p', 'go'], {
+        dbPort: port,
+      });
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(run.stdout).toContain('Database turn done.');
+      const check = asyncCommitsBeforeAcks(run.trace);
+      console.log(`power-loss: PostgreSQL store: ${check.appends} appends, ${check.acks} client messages, ${check.violations.length} violations`);
+      expect(check.appends).toBeGreaterThanOrEqual(4);
+      expect(check.acks).toBeGreaterThan(3);
+      expect(check.violations).toEqual([]);
+    },
+    180_000,
+  );
 });

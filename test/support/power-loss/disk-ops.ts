@@ -44,6 +44,8 @@ export interface DiskTrace {
   toolStarts: Array<{ at: number; argv: string[] }>;
   /** Unparsed calls on sandbox files (for the report: nothing may be silently missed). */
   unknown: string[];
+  /** What mend sent to the database server (`dbPort`), not a client: PostgreSQL store runs. */
+  dbWrites: Array<{ at: number; text: string }>;
 }
 
 interface OpenFile {
@@ -56,7 +58,7 @@ interface OpenFile {
 
 const MEND_SYSCALLS_ON_FILES = new Set(['write', 'pwrite64', 'writev', 'pwritev', 'pwritev2', 'fsync', 'fdatasync', 'ftruncate', 'close', 'sendto', 'sendmsg']);
 
-export function diskTrace(calls: readonly Syscall[], sandbox: string, cwd: string, before: readonly InitialEntry[]): DiskTrace {
+export function diskTrace(calls: readonly Syscall[], sandbox: string, cwd: string, before: readonly InitialEntry[], dbPort?: number): DiskTrace {
   const inside = (p: string) => p === sandbox || p.startsWith(sandbox + '/');
   const { mendPids, toolRoots } = classifyPids(calls);
 
@@ -82,6 +84,7 @@ export function diskTrace(calls: readonly Syscall[], sandbox: string, cwd: strin
   const barriers: Barrier[] = [];
   const toolStarts: Array<{ at: number; argv: string[] }> = [];
   const unknown: string[] = [];
+  const dbWrites: Array<{ at: number; text: string }> = [];
   const started = new Set<number>();
 
   const pathArg = (dirTok: string | undefined, pathTok: string): string => {
@@ -200,8 +203,12 @@ export function diskTrace(calls: readonly Syscall[], sandbox: string, cwd: strin
           if (['write', 'writev', 'sendto', 'sendmsg'].includes(c.name) && r > 0) {
             const bytes =
               c.name === 'writev' ? decodeIovecs(c.args[1]!) : c.name === 'write' || c.name === 'sendto' ? decodeString(c.args[1]!) : Buffer.alloc(0);
-            // An SSE write may carry several events: name them all.
             const text = bytes.toString('utf8');
+            if (isSocket && dbPort !== undefined && deco!.includes(`:${dbPort}]`)) {
+              dbWrites.push({ at: c.entry, text });
+              break;
+            }
+            // An SSE write may carry several events: name them all.
             const events = [...text.matchAll(/^event: (\w+)/gm)].map((m) => m[1]);
             const what = events.length > 0 ? `SSE ${events.join(',')}` : text.slice(0, 120);
             barriers.push({ at: c.entry, kind: fd === 1 && !isSocket ? 'stdout' : 'socket', what });
@@ -234,7 +241,7 @@ export function diskTrace(calls: readonly Syscall[], sandbox: string, cwd: strin
       }
     }
   }
-  return { initial, initialData, initialDirs, ops: ops.sort((a, b) => a.at - b.at), barriers, toolStarts, unknown };
+  return { initial, initialData, initialDirs, ops: ops.sort((a, b) => a.at - b.at), barriers, toolStarts, unknown, dbWrites };
 }
 
 /** mend's own threads (one fd table), and the child processes it started (tools). */

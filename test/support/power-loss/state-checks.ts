@@ -331,3 +331,34 @@ export function summarize(name: string, report: PowerLossReport): string {
   const rules = [...byRule].map(([r, n]) => `${r} ${n}`).join(', ');
   return `power-loss: ${name}: ${report.cutPoints} cut points, ${report.states} states checked (${report.enumerated} enumerated), ${report.statesViolating} states with violations, ${report.violations.length} violations${rules ? ` (${rules})` : ''}`;
 }
+
+/**
+ * PostgreSQL store: a record is durable once a commit with `synchronous_commit = on`
+ * returned after it (WAL is flushed in order). So at every message mend sends a client,
+ * the last append sent before it must have been committed synchronously.
+ */
+export function asyncCommitsBeforeAcks(trace: DiskTrace): { appends: number; acks: number; violations: string[] } {
+  const events = [
+    ...trace.dbWrites.map((w) => ({ at: w.at, db: w.text })),
+    ...trace.barriers.filter((b) => b.kind !== 'tool_start').map((b) => ({ at: b.at, ack: b.what })),
+  ].sort((a, b) => a.at - b.at);
+  let mode: 'on' | 'off' = 'on';
+  let lastAppend: 'on' | 'off' | null = null;
+  let appends = 0;
+  let acks = 0;
+  const violations: string[] = [];
+  for (const e of events) {
+    if ('db' in e) {
+      const set = /SET synchronous_commit = (on|off)/.exec(e.db!);
+      if (set) mode = set[1] as 'on' | 'off';
+      if (e.db!.includes('INSERT INTO mend.sessions')) {
+        appends++;
+        lastAppend = mode;
+      }
+    } else {
+      acks++;
+      if (lastAppend === 'off') violations.push(`"${e.ack!.slice(0, 60)}" was sent after an append committed with synchronous_commit = off`);
+    }
+  }
+  return { appends, acks, violations };
+}

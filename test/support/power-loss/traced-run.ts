@@ -69,7 +69,13 @@ export interface TracedRun {
 export async function tracedRun(
   sb: Sandbox,
   args: string[],
-  opts: { env?: Record<string, string | undefined>; input?: string; drive?: (child: Child, stdout: () => string) => Promise<void>; timeoutMs?: number } = {},
+  opts: {
+    env?: Record<string, string | undefined>;
+    input?: string;
+    dbPort?: number;
+    drive?: (child: Child, stdout: () => string) => Promise<void>;
+    timeoutMs?: number;
+  } = {},
 ): Promise<TracedRun> {
   const before = snapshot(sb.root);
   const dir = mkdtempSync(join(tmpdir(), 'mend-strace-'));
@@ -95,7 +101,7 @@ export async function tracedRun(
       else child.stdin.end(opts.input ?? '');
       const exitCode = await exited;
       const calls = parseStrace(readFileSync(traceFile, 'utf8'));
-      return { trace: diskTrace(calls, sb.root, sb.cwd, before), exitCode, stdout, stderr, syscalls: calls.length };
+      return { trace: diskTrace(calls, sb.root, sb.cwd, before, opts.dbPort), exitCode, stdout, stderr, syscalls: calls.length };
     } finally {
       clearTimeout(timer);
     }
