@@ -47,8 +47,9 @@ const TRACED_CALLS = [
   'execve',
 ];
 
+/** strace is installed and may trace here (a container without ptrace rights cannot). */
 export function straceAvailable(): boolean {
-  const probe = spawnSync('strace', ['-V'], { encoding: 'utf8' });
+  const probe = spawnSync('strace', ['-f', '-o', '/dev/null', 'true'], { encoding: 'utf8' });
   return probe.status === 0;
 }
 
