@@ -24,7 +24,8 @@ const ONLY = process.env['MEND_POWER_LOSS_ONLY'];
 const scenarios = SCENARIOS.filter((s) => !ONLY || s.name.includes(ONLY));
 
 if (!HAVE_STRACE) {
-  const message = 'power-loss: SKIPPED: strace is not installed or may not trace here (apt-get install strace; ptrace allowed); the power-loss harness did NOT run';
+  const message =
+    'power-loss: SKIPPED: strace is not installed or may not trace here (apt-get install strace; ptrace allowed); the power-loss harness did NOT run';
   console.warn(message);
   if (process.env['CI'] === 'true') {
     it('strace is installed (required under CI=true)', () => {
