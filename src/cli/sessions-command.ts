@@ -9,6 +9,7 @@ import { listSessions, type ListScope, type ProjectSessionRow } from '../runtime
 import type { SessionsAgent } from './args.js';
 import type { RuntimeDeps } from '../runtime/session-runtime.js';
 import { ExitCode, exitCodeFor } from '../wire/exit-codes.js';
+import { stripControlSequences } from '../frontends/shared/output-sink.js';
 import type { CommandIo } from './plan-command.js';
 
 export type SessionListing = Pick<
@@ -55,22 +56,26 @@ export async function sessionsListCommand(args: { json: boolean; agent?: Session
     } else if (rows.length === 0) {
       io.stdout.write(agent === 'mend' ? 'no sessions for this project\n' : `no ${agent === 'all' ? '' : `${agent} `}sessions for this project\n`);
     } else {
+      // Session content comes from elsewhere too (imports, Qwen Code logs): shown, never interpreted.
+      const print = (line: string) => io.stdout.write(`${stripControlSequences(line)}\n`);
       for (const r of rows) {
         if (r.error) {
-          io.stdout.write(`${r.id || r.path}  unreadable: [${r.error.code}] ${r.error.message}\n`);
+          print(`${r.id || r.path}  unreadable: [${r.error.code}] ${r.error.message}`);
           continue;
         }
-        const prompt = (r.firstPrompt ?? '').replace(/\s+/g, ' ').slice(0, 60);
+        const prompt = stripControlSequences(r.firstPrompt ?? '')
+          .replace(/\s+/g, ' ')
+          .slice(0, 60);
         const owner = r.agent === undefined ? '' : `${r.agent.padEnd(6)}  ${String(r.size ?? '-').padStart(9)} B  `;
-        io.stdout.write(
-          `${owner}${r.id}  ${r.lastUpdate ?? '-'}  ${String(r.records).padStart(5)} records  ${r.kind.padEnd(18)}  ${r.cause.padEnd(7)}  ${prompt}\n`,
+        print(
+          `${owner}${r.id}  ${r.lastUpdate ?? '-'}  ${String(r.records).padStart(5)} ${r.records === 1 ? 'record ' : 'records'}  ${r.kind.padEnd(18)}  ${r.cause.padEnd(7)}  ${prompt}`,
         );
       }
     }
     return ExitCode.success;
   } catch (error) {
     const code = errorCodeOf(error);
-    io.stderr.write(`mend: error [${code}]: ${errorMessageOf(error)}\n`);
+    io.stderr.write(`mend: error [${code}]: ${stripControlSequences(errorMessageOf(error))}\n`);
     return exitCodeFor(code);
   }
 }
