@@ -224,8 +224,9 @@ export class AgentSession {
         const record = this.deps.builder.assistant(response.parts, provider.model, response.usage);
         const calls = response.parts.filter((p) => p.functionCall).map((p) => p.functionCall!);
         if (response.parts.length > 0) {
-          // Durable before any tool may start: a crash now leaves a dangling call, never a lost one.
-          await this.write(record, calls.length > 0);
+          // Durable before any tool may start (a crash then leaves a dangling call, never a lost
+          // one) and before it is shown: a final answer a client saw must survive a power cut.
+          await this.write(record, true);
           this.history.push({ role: 'model', parts: response.parts });
         }
         this.deps.emit({
