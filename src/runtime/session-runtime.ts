@@ -500,6 +500,7 @@ export class SessionRuntime {
         return decision;
       },
       emit: (event) => this.emit(event),
+      fence: () => this.lease?.verify() ?? Promise.reject(new MendError('session_lease_lost', 'the writer lease was released')),
       newId: this.deps.newId,
       now: this.deps.now,
       clock: this.deps.clock,

@@ -20,10 +20,11 @@ import type { PgDatabase } from './pg-database.js';
 import { isConnectionError, writeError } from './pg-errors.js';
 import { leaseHolder } from './pg-reads.js';
 import { batchParams, recordInsert, RecordRowSchema, type RecordInsert } from './pg-rows.js';
-import { APPEND, RECLAIM_LEASE, RECORDS_AT, RELEASE_LEASE, TRY_LOCK, UNLOCK, WRITER_SETTINGS } from './pg-sql.js';
+import { APPEND, RECLAIM_LEASE, RECORDS_AT, RELEASE_LEASE, TRY_LOCK, UNLOCK, VERIFY_LEASE, WRITER_SETTINGS } from './pg-sql.js';
 import { z } from 'zod';
 
 const AppendResultRow = z.object({ leased: z.number().int(), inserted: z.number().int() });
+const VerifyRow = z.object({ leased: z.number().int(), locked: z.number().int() });
 
 export class PostgresLease implements WriterLease {
   private released = false;
@@ -62,6 +63,36 @@ export class PostgresLease implements WriterLease {
     const run = this.tail.then(() => this.appendNow(records, options));
     this.tail = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Fencing before a side effect: one statement on the writer's own connection proves
+   * the epoch is still current and the advisory lock still held. A dropped connection
+   * is reconnected as for an append (lock and epoch must both still be ours), so a
+   * writer whose session was taken over meanwhile learns it here, before it acts.
+   */
+  verify(): Promise<void> {
+    const run = this.tail.then(() => this.verifyNow());
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async verifyNow(): Promise<void> {
+    if (this.released) throw new Error(`internal: lease of ${this.ref.location} checked after it was released`);
+    if (this.lost) throw this.lost;
+    for (let attempt = 0; ; attempt++) {
+      const client = this.client ?? (await this.reconnect());
+      try {
+        const row = VerifyRow.parse((await client.query(VERIFY_LEASE, [this.ref.sessionId, this.epoch])).rows[0]);
+        if (row.leased === 0) throw await this.loseLease(client, 'its epoch is no longer current (another writer took the session over)');
+        if (row.locked === 0) throw await this.loseLease(client, 'its connection no longer holds the session lock');
+        return;
+      } catch (error) {
+        if (error instanceof MendError) throw error;
+        if (!isConnectionError(error) || attempt >= this.db.tuning.reconnectAttempts) throw writeError(this.db.target, error, 'checking the writer lease');
+        await this.dropClient();
+      }
+    }
   }
 
   private rowsFor(records: readonly ChatRecord[]): RecordInsert[] {
