@@ -8,7 +8,7 @@ import type { RecordContext } from '../engine/record-builder.js';
 import type { SessionRecoveryPlan } from '../recovery/plan-types.js';
 import type { ActiveWriter } from '../session/active-writer.js';
 import type { LoadedSession } from '../session/conversation.js';
-import { isSessionId } from '../session/session-paths.js';
+import { isSessionId } from '../session/session-ids.js';
 import type { SessionRef, SessionStore } from '../store/session-store.js';
 import { buildPlanForSession } from '../recovery/build-plan.js';
 import { buildConversation } from '../session/conversation-loader.js';

@@ -8,7 +8,7 @@ import { MendError } from '../../errors.js';
 import type { Decision, RunIntent } from '../../runtime/continuation-policy.js';
 import type { HostEnv } from '../../runtime/host-env.js';
 import { SessionRuntime, type OpenRequest } from '../../runtime/session-runtime.js';
-import { isSessionId } from '../../session/session-paths.js';
+import { isSessionId } from '../../session/session-ids.js';
 import { isShellRule } from '../../wire/tool-aliases.js';
 import type { OutputSink } from './output-sink.js';
 import type { StdioRunOptions } from './run-options.js';
