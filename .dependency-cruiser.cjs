@@ -24,6 +24,7 @@ module.exports = {
         pathNot: [
           '^src/recovery/',
           '^src/session/(records|conversation|api-history|active-writer|model-entry|record-outline)\\.ts$',
+          '^src/wire/mcp-names\\.ts$',
           '^node_modules/zod/',
           '^crypto$|^node:crypto$',
         ],

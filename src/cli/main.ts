@@ -25,6 +25,8 @@ import { faultHookFromEnv } from './fault-hook.js';
 import { outlineFromEnv } from './outline-env.js';
 import { configuredModel, lazyProvider, type ProviderEnv } from './provider-factory.js';
 import { MEND_VERSION } from './version.js';
+import { selectMcpServers, type McpServerSelection } from './mcp-servers.js';
+import { killAllServerGroups } from '../tools/mcp/process-groups.js';
 
 export interface MainIo {
   stdin: NodeJS.ReadStream | (NodeJS.ReadableStream & { isTTY?: boolean });
@@ -207,7 +209,15 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
     io.stdout.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EPIPE') stdoutClosed = true;
     });
-    const done = (code: number) => (stdoutClosed ? ExitCode.stdoutClosed : code);
+    // A pipe's writes complete later: the EPIPE of the last one arrives after the command
+    // returned. Waiting for stdout to take an empty write (its callback runs after every
+    // earlier write settled) lets the exit code see it.
+    const flushed = () =>
+      new Promise<void>((resolve) => ((io.stdout as { writableEnded?: boolean }).writableEnded ? resolve() : io.stdout.write('', () => resolve())));
+    const done = async (code: number) => {
+      await flushed();
+      return stdoutClosed ? ExitCode.stdoutClosed : code;
+    };
     try {
       if (parsed.command === 'plan') {
         const { planCommand } = await import('./plan-command.js');
@@ -255,9 +265,26 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
       // --debug-file (Claude's SDK passes it for its debug option): the diagnostics go to that file, not stderr.
       const debugFile = options.debugFile === undefined ? undefined : createWriteStream(resolve(io.cwd, options.debugFile), { flags: 'a' });
       if (debugFile) debugFile.on('error', () => undefined);
+      const debugOut = debugFile ?? io.stderr;
+      // MCP servers' stderr and connection events: the debug log.
+      host.runtime.mcpLog = (line) => {
+        if (options.debug) debugOut.write(`mend[debug]: ${line.replace(/[\r\n]+$/, '')}\n`);
+      };
+      // Every exit path stops the servers' process groups (a signal's too: the front end returns first, then this runs).
+      process.once('exit', killAllServerGroups);
+      let mcp: McpServerSelection;
       try {
-        return await runFrontEnd(options, debugFile ? { ...host, stderr: debugFile as unknown as HostEnv['stderr'] } : host);
+        mcp = selectMcpServers(options, { cwd: io.cwd, home: io.env['MEND_HOME'] || join(homedir(), '.mend') });
+      } catch (error) {
+        return reportEarlyError(io, argv, errorCodeOf(error), errorMessageOf(error));
+      }
+      try {
+        return await runFrontEnd(
+          { ...options, mcpServers: mcp.specs, mcpFailed: mcp.failed },
+          debugFile ? { ...host, stderr: debugFile as unknown as HostEnv['stderr'] } : host,
+        );
       } finally {
+        killAllServerGroups();
         debugFile?.end();
         await host.runtime.store.close();
         if (privateHome !== undefined) rmSync(privateHome, { recursive: true, force: true });

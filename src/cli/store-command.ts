@@ -23,7 +23,8 @@ export async function storeCommand(args: StoreCommand, io: CommandIo & { stdin: 
         return ExitCode.success;
       }
       case 'sessions-import': {
-        const input = (args.source === '-' ? io.stdin : createReadStream(args.source)) as Readable;
+        // `-` (or nothing) is stdin, as the usage line `[FILE|-]` says.
+        const input = (args.source === '-' || args.source === '' ? io.stdin : createReadStream(args.source)) as Readable;
         const result = await importSession(store, scope, input, { who: identity });
         io.stderr.write(`mend: imported session ${result.ref.sessionId} (${result.records} records) into ${store.kind}\n`);
         io.stdout.write(`${JSON.stringify({ sessionId: result.ref.sessionId, records: result.records, store: store.kind })}\n`);

@@ -15,3 +15,13 @@ export function isSessionId(value: string): boolean {
 export function projectKey(projectRoot: string): string {
   return projectRoot.replace(/[^a-zA-Z0-9]/g, '-');
 }
+
+/**
+ * A session id's one spelling: lower case. A UUID names the same session whatever its
+ * case, so every store keys sessions (files, rows, locks) by this form, never by the
+ * spelling a caller typed: otherwise `ABC…` and `abc…` would be two sessions, each
+ * with its own lock.
+ */
+export function canonicalSessionId(value: string): string {
+  return isSessionId(value) ? value.toLowerCase() : value;
+}

@@ -6,9 +6,9 @@ import { lstat, open, readdir, stat } from 'node:fs/promises';
 import { realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { MendError } from '../errors.js';
-import { isSessionId, projectKey } from './session-ids.js';
+import { canonicalSessionId, isSessionId, projectKey } from './session-ids.js';
 
-export { isSessionId } from './session-ids.js';
+export { canonicalSessionId, isSessionId } from './session-ids.js';
 
 export const SESSION_FILE_RE = /^[0-9a-fA-F-]{32,36}\.jsonl$/;
 
@@ -24,7 +24,7 @@ export function projectDir(home: string, projectRoot: string): string {
 export function sessionLogPath(home: string, projectRoot: string, sessionId: string): string {
   // The id becomes a file name: anything but a UUID could point elsewhere.
   if (!isSessionId(sessionId)) throw new MendError('usage', `Not a session id (expected a UUID): ${JSON.stringify(sessionId)}`);
-  return join(projectDir(home, projectRoot), `${sessionId}.jsonl`);
+  return join(projectDir(home, projectRoot), `${canonicalSessionId(sessionId)}.jsonl`);
 }
 
 /** Session log files in a chats folder, sorted by name; none when the folder does not exist. */

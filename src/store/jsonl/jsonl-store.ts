@@ -17,6 +17,7 @@ import { readSessionIndex, readSessionOutline, type OutlineOptions, type Outline
 import { acquireSessionLock, lockHolder, processStartTime } from '../../session/session-lock.js';
 import {
   belongsToProject,
+  canonicalSessionId,
   findMostRecentSession,
   isSessionId,
   lastRecordInfo,
@@ -64,7 +65,8 @@ export class JsonlSessionStore implements SessionStore {
     return { store: 'jsonl', sessionId: isSessionId(stem) ? stem : '', projectRoot, location: path };
   }
 
-  async newSession(scope: ProjectScope, sessionId: string): Promise<SessionRef> {
+  async newSession(scope: ProjectScope, spelled: string): Promise<SessionRef> {
+    const sessionId = canonicalSessionId(spelled);
     const path = sessionLogPath(this.options.home, scope.projectRoot, sessionId);
     if (existsSync(path)) throw new MendError('session_exists', `session ${sessionId} already exists`, { sessionId });
     return { store: 'jsonl', sessionId, projectRoot: scope.projectRoot, location: path };
