@@ -50,7 +50,13 @@ export async function planCommand(args: { target: string; json: boolean; full: b
       io.stdout.write(`${JSON.stringify(out)}\n`);
       return ExitCode.success;
     }
+    const origin = loaded.conversation.origin;
     const lines = [
+      ...(origin
+        ? [
+            `agent     ${origin.agent}${origin.agentVersion ? ` ${origin.agentVersion}` : ''}${origin.imported ? ` (copied from ${origin.path}, sha256 ${origin.sha256.slice(0, 16)}…${origin.planId ? `, source plan ${origin.planId}` : ''})` : ' (read in place, never written)'}`,
+          ]
+        : []),
       `session   ${plan.sessionId}`,
       `file      ${path}`,
       `plan      ${plan.planId}`,

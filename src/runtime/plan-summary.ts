@@ -8,7 +8,7 @@
 import { apiEntryCount } from '../recovery/plan-facts.js';
 import type { RecoveryCause, RecoveryLastError, RecoveryRepair, SessionRecoveryKind, SessionRecoveryPlan, ContinuationMode } from '../recovery/plan-types.js';
 import type { ActiveWriter } from '../session/active-writer.js';
-import type { ConversationRecord } from '../session/conversation.js';
+import type { ConversationRecord, SessionOrigin } from '../session/conversation.js';
 
 export interface PlanSummary {
   planId: string;
@@ -31,6 +31,8 @@ export interface PlanSummary {
   /** Another live process holds the session (cause `running`). */
   activeWriter: ActiveWriter | null;
   lastError: RecoveryLastError | null;
+  /** Another agent wrote the session (read in place or imported): who, and from where. */
+  origin: SessionOrigin | null;
 }
 
 export function countRepairs(repairs: ReadonlyArray<{ type: string }>): Array<{ type: string; count: number }> {
@@ -66,5 +68,6 @@ export function summarizePlan(plan: SessionRecoveryPlan, conversation: Conversat
     },
     activeWriter: plan.activeWriter ? { ...plan.activeWriter } : null,
     lastError: plan.lastError ? { ...plan.lastError } : null,
+    origin: conversation.origin ? { ...conversation.origin } : null,
   };
 }

@@ -3,7 +3,7 @@
  * JSONL reader and the PostgreSQL store produce them; the runtime consumes them.
  * Types only, so the seam owns its vocabulary and no reader owns the seam.
  */
-import type { LoadDiagnostic, ReadRecord } from '../session/conversation.js';
+import type { LoadDiagnostic, ReadRecord, SessionOrigin } from '../session/conversation.js';
 import type { RecordType } from '../session/records.js';
 
 export interface ReadResult {
@@ -18,6 +18,8 @@ export interface ReadResult {
   endsWithNewline: boolean;
   /** Number of lines, counting a final line without '\n'. */
   lines: number;
+  /** Set when the file is another agent's session, read in place (src/foreign). */
+  origin?: SessionOrigin;
 }
 
 export interface RecordIndexEntry {

@@ -14,6 +14,7 @@ import type { ChatRecord } from '../session/records.js';
 import type { ReadResult, RecordIndex } from './session-reads.js';
 
 export type { ReadResult, RecordIndex, RecordIndexEntry } from './session-reads.js';
+import type { ForeignAgent } from '../foreign/adapter.js';
 
 export type StoreKind = 'jsonl' | 'postgres';
 
@@ -24,6 +25,8 @@ export interface SessionRef {
   /** The project root the session belongs to (where it was opened from). */
   readonly projectRoot: string;
   readonly location: string;
+  /** Set for another agent's session file, read in place: never written, never leased (src/store/foreign-sources.ts). */
+  readonly foreign?: { readonly agent: ForeignAgent };
 }
 
 /** Who is taking a writer lease: reported to others as the session's activeWriter. */

@@ -37,6 +37,19 @@ export function snakeSummary(s: PlanSummary): RecoverySummary {
     },
     active_writer: s.activeWriter ? { ...s.activeWriter } : null,
     last_error: s.lastError ? { ...s.lastError } : null,
+    ...(s.origin
+      ? {
+          agent: s.origin.agent,
+          agent_version: s.origin.agentVersion,
+          source: {
+            path: s.origin.path,
+            sha256: s.origin.sha256,
+            session_id: s.origin.sessionId,
+            imported: s.origin.imported,
+            ...(s.origin.planId ? { plan_id: s.origin.planId } : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -58,6 +71,19 @@ export function camelSummary(s: PlanSummary): RecoverySummaryCamel {
     lastError: s.lastError ? { ...s.lastError } : null,
     continuation: s.continuation ? { ...s.continuation } : null,
     history: { ...s.history },
+    ...(s.origin
+      ? {
+          agent: s.origin.agent,
+          agentVersion: s.origin.agentVersion,
+          source: {
+            path: s.origin.path,
+            sha256: s.origin.sha256,
+            sessionId: s.origin.sessionId,
+            imported: s.origin.imported,
+            ...(s.origin.planId ? { planId: s.origin.planId } : {}),
+          },
+        }
+      : {}),
   };
 }
 
