@@ -135,7 +135,7 @@ export class SessionRuntime {
     if (source === null) throw new MendError('no_session_to_continue', `no session to continue for ${scope.projectRoot}`);
     if (!(await store.exists(source))) throw new MendError('session_not_found', `session not found: ${source.location}`, { path: source.location });
 
-    if (source.foreign && write) {
+    if (source.foreign && write && (request.copyForeign === 'at_open' || request.fork)) {
       // Another agent's file is never written: continuing it (or a prompt on it) works in a mend copy.
       const imported = await importForeignSession(deps, source, request.fork?.sessionId);
       try {
@@ -172,6 +172,13 @@ export class SessionRuntime {
         await lease.release();
         throw error;
       }
+    }
+
+    if (source.foreign) {
+      // Read in place, like a session opened on demand: the first turn copies it (takeLeaseOnDemand).
+      const { loaded, plan } = await loadAndPlan(store, source, request.settings.allowAutoContinue, null, request.histories);
+      const sessionId = loaded.conversation.sessionId || source.sessionId;
+      return new SessionRuntime(deps, { ...source, sessionId }, sessionId, true, null, loaded, plan, null, request.settings, request.access !== 'inspect');
     }
 
     const lease = write ? await store.acquire(source, deps.identity) : null;
