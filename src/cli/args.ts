@@ -53,6 +53,7 @@ export interface RunOptions extends StdioRunOptions {
 export type ParsedCommand =
   | { command: 'run'; options: RunOptions }
   | { command: 'plan'; target: string; json: boolean; full: boolean; debug: boolean; store: string | undefined }
+  | { command: 'repair'; target: string; json: boolean; debug: boolean; store: string | undefined }
   | { command: 'sessions-list'; json: boolean; debug: boolean; store: string | undefined }
   | { command: 'sessions-export'; target: string; store: string | undefined }
   | { command: 'sessions-import'; source: string; store: string | undefined }
@@ -95,6 +96,9 @@ function build(yargs: typeof yargsFactory, argv: string[]) {
         .positional('target', { type: 'string', demandOption: true })
         .option('json', { type: 'boolean', default: false, describe: 'one JSON object' })
         .option('full', { type: 'boolean', default: false, describe: 'with --json: include both histories' }),
+    )
+    .command('repair <target>', "write a repaired copy of another agent's session (Claude Code, Codex, Gemini CLI) for that agent to resume", (y) =>
+      y.positional('target', { type: 'string', demandOption: true }).option('json', { type: 'boolean', default: false, describe: 'one JSON object' }),
     )
     .command('sessions <action> [target]', 'list the sessions of this project; export one as ndjson; import one (FILE or - for stdin)', (y) =>
       y
@@ -226,6 +230,7 @@ function commandOf(a: Args): ParsedCommand {
   const [first] = a._;
   const store = last(a.store);
   if (first === 'plan') return { command: 'plan', target: String(a['target']), json: a.json === true, full: a['full'] === true, debug: a.debug, store };
+  if (first === 'repair') return { command: 'repair', target: String(a['target']), json: a.json === true, debug: a.debug, store };
   if (first === 'sessions') {
     const action = last(a['action'] as string);
     const target = a['target'] === undefined ? undefined : String(a['target']);
