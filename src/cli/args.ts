@@ -48,6 +48,12 @@ export interface RunOptions extends StdioRunOptions {
   debugFile?: string | undefined;
   /** `--acp`: serve the Agent Client Protocol on stdio (an editor drives the sessions). */
   acp: boolean;
+  /** --mcp-config values (a file path or JSON text), resolved by the composition root. */
+  mcpConfigs: string[];
+  /** --allowed-mcp-server-names: only these servers start (undefined: all). */
+  allowedMcpServerNames: string[] | undefined;
+  /** --strict-mcp-config: the settings file's servers are left out. */
+  strictMcpConfig: boolean;
 }
 
 export type ParsedCommand =
@@ -176,6 +182,13 @@ function build(yargs: typeof yargsFactory, argv: string[]) {
       describe:
         "text output: every step's text, not only the final answer; with --input-format stream-json: Claude Code's permission rule (ask the host only with --permission-prompt-tool=stdio)",
     })
+    .option('mcp-config', {
+      type: 'string',
+      array: true,
+      describe: 'MCP servers: a JSON file or JSON text {"mcpServers": {name: {command, args, env} | {type: "http"|"sse", url, headers}}} (repeatable)',
+    })
+    .option('strict-mcp-config', { type: 'boolean', describe: "use only the --mcp-config servers, not the settings file's" })
+    .option('allowed-mcp-server-names', { type: 'string', array: true, describe: 'start only these MCP servers (a,b)' })
     .option('core-tools', { type: 'string', array: true, describe: 'offer only these tools to the model (a,b)' })
     .option('exclude-tools', {
       alias: 'disallowedTools',
@@ -293,6 +306,9 @@ function commandOf(a: Args): ParsedCommand {
     promptInteractive: last(a['prompt-interactive']),
     store,
     acp: last(a.acp) === true,
+    mcpConfigs: ((a['mcp-config'] as string[] | undefined) ?? []).map(String),
+    allowedMcpServerNames: a['allowed-mcp-server-names'] === undefined ? undefined : splitList(a['allowed-mcp-server-names']),
+    strictMcpConfig: a['strict-mcp-config'] === true,
   };
   validateRunOptions(options, a);
   return { command: 'run', options };
@@ -304,15 +320,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * Flags other hosts' SDKs pass that mean nothing to mend (debug-noted): Qwen Code's
  * SDK sends them for its own features (subagents, extensions, MCP, worktrees).
  */
-const IGNORED_VALUE_FLAGS = [
-  'auth-type',
-  'max-tool-calls',
-  'max-subagent-depth',
-  'extensions',
-  'allowed-mcp-server-names',
-  'disabled-slash-commands',
-  'worktree',
-] as const;
+const IGNORED_VALUE_FLAGS = ['auth-type', 'max-tool-calls', 'max-subagent-depth', 'extensions', 'disabled-slash-commands', 'worktree'] as const;
 /** Flags whose meaning mend cannot honour, where silently ignoring them would surprise (a sandbox, TLS, a proxy). */
 const REFUSED_FLAGS = ['sandbox', 'safe-mode', 'insecure', 'proxy'] as const;
 

@@ -51,6 +51,18 @@ export async function planCommand(args: { target: string; json: boolean; full: b
           : null,
         history: summary.history,
       };
+      const origin = loaded.conversation.origin;
+      if (origin) {
+        out['agent'] = origin.agent;
+        out['agentVersion'] = origin.agentVersion;
+        out['source'] = {
+          path: origin.path,
+          sha256: origin.sha256,
+          sessionId: origin.sessionId,
+          imported: origin.imported,
+          ...(origin.planId ? { planId: origin.planId } : {}),
+        };
+      }
       if (args.full) {
         out['originalApiHistory'] = plan.originalApiHistory;
         out['apiHistory'] = plan.apiHistory;
@@ -58,7 +70,13 @@ export async function planCommand(args: { target: string; json: boolean; full: b
       io.stdout.write(`${JSON.stringify(out)}\n`);
       return ExitCode.success;
     }
+    const origin = loaded.conversation.origin;
     const lines = [
+      ...(origin
+        ? [
+            `agent     ${origin.agent}${origin.agentVersion ? ` ${origin.agentVersion}` : ''}${origin.imported ? ` (copied from ${origin.path}, sha256 ${origin.sha256.slice(0, 16)}…${origin.planId ? `, source plan ${origin.planId}` : ''})` : ' (read in place, never written)'}`,
+          ]
+        : []),
       `session   ${plan.sessionId}`,
       `file      ${path}`,
       `plan      ${plan.planId}`,
