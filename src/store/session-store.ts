@@ -9,10 +9,11 @@
  * store that cannot tear a line reports no torn tail and no malformed lines.
  */
 import type { ActiveWriter } from '../session/active-writer.js';
-import type { ReadResult } from '../session/log-reader.js';
 import type { SessionOutline } from '../session/outline/outline-reader.js';
-import type { RecordIndex } from '../session/record-index.js';
 import type { ChatRecord } from '../session/records.js';
+import type { ReadResult, RecordIndex } from './session-reads.js';
+
+export type { ReadResult, RecordIndex, RecordIndexEntry } from './session-reads.js';
 import type { ForeignAgent } from '../foreign/adapter.js';
 
 export type StoreKind = 'jsonl' | 'postgres';
@@ -49,6 +50,15 @@ export interface WriterLease {
    * or none. Without it callers append one by one.
    */
   appendBatch?(records: readonly ChatRecord[], options: AppendOptions): Promise<void>;
+  /**
+   * Proves, now, that this lease is still the session's current one (PostgreSQL: a
+   * statement under the writer's epoch on its own connection, never a cached flag;
+   * JSONL: the lock file is still the one this writer created). Rejects with
+   * `session_lease_lost` when another writer has taken over, and from then on every
+   * append fails too. Called right before every side effect (a tool start, acting on
+   * a permission answer): a writer that lost its lease must not act.
+   */
+  verify(): Promise<void>;
   /** Idempotent. Nothing may be appended after it. */
   release(): Promise<void>;
 }
