@@ -32,7 +32,7 @@ describe.concurrent('foreign corpus through `mend plan` and `mend --resume PATH`
     expect(plan.stderr).toBe('');
     expect(plan.exitCode).toBe(0);
     const json = JSON.parse(plan.stdout) as Record<string, unknown>;
-    expect(json).toMatchObject({ agent: e.agent, agentVersion: e.agentVersion, planId: e.planId, kind: e.kind, cause: e.cause, repairs: e.repairs });
+    expect(json).toMatchObject({ agent: e.agent, agentVersion: e.agentVersion, planId: e.planId, kind: e.kind, cause: e.cause, repairDetails: e.repairs });
     expect(json['source']).toMatchObject({ path: sessionPath, imported: false });
 
     const run = await mend(sb, ['--resume', sessionPath, '-o', 'stream-json']);
