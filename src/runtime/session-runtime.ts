@@ -18,7 +18,7 @@ import type { SessionRecoveryPlan } from '../recovery/plan-types.js';
 import type { ActiveWriter } from '../session/active-writer.js';
 import type { LoadedSession } from '../session/conversation.js';
 import { turnAbortReasonOf, type Part } from '../session/records.js';
-import { canonicalSessionId, isSessionId } from '../session/session-paths.js';
+import { canonicalSessionId, isSessionId } from '../session/session-ids.js';
 import type { ApprovalMode } from '../wire/approval-modes.js';
 import type { RefusalCode } from '../wire/error-codes.js';
 import type { SessionRef, WriterLease } from '../store/session-store.js';

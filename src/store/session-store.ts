@@ -9,10 +9,11 @@
  * store that cannot tear a line reports no torn tail and no malformed lines.
  */
 import type { ActiveWriter } from '../session/active-writer.js';
-import type { ReadResult } from '../session/log-reader.js';
 import type { SessionOutline } from '../session/outline/outline-reader.js';
-import type { RecordIndex } from '../session/record-index.js';
 import type { ChatRecord } from '../session/records.js';
+import type { ReadResult, RecordIndex } from './session-reads.js';
+
+export type { ReadResult, RecordIndex, RecordIndexEntry } from './session-reads.js';
 import type { ForeignAgent } from '../foreign/adapter.js';
 
 export type StoreKind = 'jsonl' | 'postgres';
