@@ -516,6 +516,7 @@ export class SessionRuntime {
     if (this.closed) return;
     this.closed = true;
     await this.queue.drain();
+    this.queue.dispose();
     await this.chain?.settled();
     await this.mcp.close();
     await this.lease?.release();

@@ -18,8 +18,18 @@ export class TurnQueue {
   private runningJob: AbortController | null = null;
   private pumping: Promise<void> | null = null;
 
+  private readonly onStop = (): void => this.runningJob?.abort(this.stop?.reason);
+
   constructor(private readonly stop: AbortSignal | undefined) {
-    stop?.addEventListener('abort', () => this.runningJob?.abort(stop.reason), { once: true });
+    stop?.addEventListener('abort', this.onStop, { once: true });
+  }
+
+  /**
+   * Stops listening to the process-wide stop signal (a closed session): a long-lived host
+   * (ACP, the daemon) opens many sessions on one signal, and each would otherwise keep a listener.
+   */
+  dispose(): void {
+    this.stop?.removeEventListener('abort', this.onStop);
   }
 
   private readonly roomWaiters: Array<{ limit: number; resolve: () => void }> = [];

@@ -6,11 +6,11 @@
  * agent's home the way that agent names them; continuing copies the session into
  * mend's store and leaves the owner's file byte-identical.
  */
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { API_KEY, cleanupSandboxes, makeSandbox, mend, snapshotTree, trackTempDir, transcript, type Sandbox } from '../support/cli.js';
-import { copyForeignCase, listForeignCorpus, removeForeignCopies, FOREIGN_CORPUS_DIR } from '../support/foreign-corpus.js';
+import { API_KEY, cleanupSandboxes, makeSandbox, mend, snapshotTree, trackTempDir, transcript } from '../support/cli.js';
+import { copyForeignCase, foreignHomeEnv, listForeignCorpus, placeInHome, removeForeignCopies } from '../support/foreign-corpus.js';
 import { startOpenAIServer, textReply } from '../support/openai-server.js';
 
 const cases = listForeignCorpus();
@@ -48,48 +48,12 @@ describe.concurrent('foreign corpus through `mend plan` and `mend --resume PATH`
   });
 });
 
-/** Puts a case's file where its agent keeps the sandbox project's sessions, under HOME (= sb.root). */
-function placeInHome(sb: Sandbox, name: string): string {
-  const c = cases.find((x) => x.name === name)!;
-  const source = join(FOREIGN_CORPUS_DIR, name, c.file);
-  if (c.expected.agent === 'claude') {
-    const folder = join(sb.root, '.claude', 'projects', sb.cwd.replace(/[^a-zA-Z0-9]/g, '-'));
-    mkdirSync(folder, { recursive: true });
-    const path = join(
-      folder,
-      `${
-        JSON.parse(
-          readFileSync(source, 'utf8')
-            .split('\n')
-            .find((l) => l.includes('"sessionId"'))!,
-        ).sessionId as string
-      }.jsonl`,
-    );
-    copyFileSync(source, path);
-    return path;
-  }
-  if (c.expected.agent === 'codex') {
-    const folder = join(sb.root, 'codex-home', 'sessions', '2026', '12', '02');
-    mkdirSync(folder, { recursive: true });
-    const path = join(folder, `rollout-2026-12-02T09-00-00-${name}.jsonl`);
-    // The rollout names its project by session_meta.cwd.
-    writeFileSync(path, readFileSync(source, 'utf8').replaceAll('/home/dev/proj', sb.cwd));
-    return path;
-  }
-  const gemini = join(sb.root, 'gemini-home', '.gemini');
-  mkdirSync(join(gemini, 'tmp', 'project', 'chats'), { recursive: true });
-  writeFileSync(join(gemini, 'projects.json'), JSON.stringify({ projects: { [sb.cwd]: 'project' } }));
-  const path = join(gemini, 'tmp', 'project', 'chats', `session-2026-12-02T09-00-${name.slice(-8)}${c.file.endsWith('.json') ? '.json' : '.jsonl'}`);
-  copyFileSync(source, path);
-  return path;
-}
-
 describe('sessions list --agent', { timeout: 60_000 }, () => {
   it("lists this project's sessions in each agent's home, with agent, kind, cause, size and plan id, and writes nothing", async () => {
     const sb = makeSandbox('foreign-list');
     const names = ['claude-killed-mid-tool', 'codex-turn-aborted', 'gemini-killed-tool-call', 'gemini-legacy-json'];
     const paths = names.map((n) => placeInHome(sb, n));
-    const env = { CODEX_HOME: join(sb.root, 'codex-home'), GEMINI_CLI_HOME: join(sb.root, 'gemini-home') };
+    const env = foreignHomeEnv(sb);
     const before = snapshotTree(sb.root);
 
     const all = await mend(sb, ['sessions', 'list', '--agent', 'all', '--json'], { env });

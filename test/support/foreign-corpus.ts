@@ -4,10 +4,11 @@
  * names) and an expected.json: the crash corpus's fields plus the agent, its version
  * and the plan id every entrypoint must give.
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import type { Sandbox } from './cli.js';
 import { ExpectedSchema } from './corpus.js';
 
 export const FOREIGN_CORPUS_DIR = resolve(import.meta.dirname, '../../fixtures/foreign');
@@ -51,4 +52,45 @@ export function copyForeignCase(c: ForeignCase): { dir: string; sessionPath: str
 
 export function removeForeignCopies(): void {
   for (const dir of copies.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** Puts a case's file where its agent keeps the sandbox project's sessions, under HOME (= sb.root). */
+export function placeInHome(sb: Sandbox, name: string): string {
+  const c = listForeignCorpus().find((x) => x.name === name)!;
+  const source = join(FOREIGN_CORPUS_DIR, name, c.file);
+  if (c.expected.agent === 'claude') {
+    const folder = join(sb.root, '.claude', 'projects', sb.cwd.replace(/[^a-zA-Z0-9]/g, '-'));
+    mkdirSync(folder, { recursive: true });
+    const path = join(
+      folder,
+      `${
+        JSON.parse(
+          readFileSync(source, 'utf8')
+            .split('\n')
+            .find((l) => l.includes('"sessionId"'))!,
+        ).sessionId as string
+      }.jsonl`,
+    );
+    copyFileSync(source, path);
+    return path;
+  }
+  if (c.expected.agent === 'codex') {
+    const folder = join(sb.root, 'codex-home', 'sessions', '2026', '12', '02');
+    mkdirSync(folder, { recursive: true });
+    const path = join(folder, `rollout-2026-12-02T09-00-00-${name}.jsonl`);
+    // The rollout names its project by session_meta.cwd.
+    writeFileSync(path, readFileSync(source, 'utf8').replaceAll('/home/dev/proj', sb.cwd));
+    return path;
+  }
+  const gemini = join(sb.root, 'gemini-home', '.gemini');
+  mkdirSync(join(gemini, 'tmp', 'project', 'chats'), { recursive: true });
+  writeFileSync(join(gemini, 'projects.json'), JSON.stringify({ projects: { [sb.cwd]: 'project' } }));
+  const path = join(gemini, 'tmp', 'project', 'chats', `session-2026-12-02T09-00-${name.slice(-8)}${c.file.endsWith('.json') ? '.json' : '.jsonl'}`);
+  copyFileSync(source, path);
+  return path;
+}
+
+/** The environment that points Codex's and Gemini CLI's homes into the sandbox (Claude's is HOME/.claude, HOME = sb.root). */
+export function foreignHomeEnv(sb: Sandbox): Record<string, string> {
+  return { CODEX_HOME: join(sb.root, 'codex-home'), GEMINI_CLI_HOME: join(sb.root, 'gemini-home') };
 }
