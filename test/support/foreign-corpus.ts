@@ -77,7 +77,9 @@ export function placeInHome(sb: Sandbox, name: string): string {
   if (c.expected.agent === 'codex') {
     const folder = join(sb.root, 'codex-home', 'sessions', '2026', '12', '02');
     mkdirSync(folder, { recursive: true });
-    const path = join(folder, `rollout-2026-12-02T09-00-00-${name}.jsonl`);
+    // Codex names the file by its session id (session_meta.id).
+    const id = /"session_meta","payload":\{"id":"([^"]+)"/.exec(readFileSync(source, 'utf8'))![1]!;
+    const path = join(folder, `rollout-2026-12-02T09-00-00-${id}.jsonl`);
     // The rollout names its project by session_meta.cwd.
     writeFileSync(path, readFileSync(source, 'utf8').replaceAll('/home/dev/proj', sb.cwd));
     return path;
@@ -85,7 +87,9 @@ export function placeInHome(sb: Sandbox, name: string): string {
   const gemini = join(sb.root, 'gemini-home', '.gemini');
   mkdirSync(join(gemini, 'tmp', 'project', 'chats'), { recursive: true });
   writeFileSync(join(gemini, 'projects.json'), JSON.stringify({ projects: { [sb.cwd]: 'project' } }));
-  const path = join(gemini, 'tmp', 'project', 'chats', `session-2026-12-02T09-00-${name.slice(-8)}${c.file.endsWith('.json') ? '.json' : '.jsonl'}`);
+  // Gemini CLI names the file by its session id's first eight characters.
+  const id = /"sessionId"\s*:\s*"([^"]+)"/.exec(readFileSync(source, 'utf8'))![1]!;
+  const path = join(gemini, 'tmp', 'project', 'chats', `session-2026-12-02T09-00-${name}-${id.slice(0, 8)}${c.file.endsWith('.json') ? '.json' : '.jsonl'}`);
   copyFileSync(source, path);
   return path;
 }
