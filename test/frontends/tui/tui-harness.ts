@@ -15,6 +15,8 @@ import { ScriptedProvider, type ScriptInput } from '../../../src/providers/scrip
 import type { OpenRequest, RuntimeDeps, SessionTarget } from '../../../src/runtime/session-runtime.js';
 import type { ApprovalMode } from '../../../src/wire/approval-modes.js';
 import { JsonlSessionStore } from '../../../src/store/jsonl/jsonl-store.js';
+import { ForeignSourcesStore } from '../../../src/store/foreign-sources.js';
+import type { ForeignHomes } from '../../../src/foreign/homes.js';
 import { trackTempDir, waitFor } from '../../support/cli.js';
 
 export interface HarnessOptions {
@@ -27,6 +29,8 @@ export interface HarnessOptions {
   /** Reuse a home and project (another process's view of the same sessions). */
   home?: string;
   cwd?: string;
+  /** Other agents' homes: their session files open through the store seam (src/store/foreign-sources.ts), as the CLI composes it. */
+  foreignHomes?: ForeignHomes;
 }
 
 export function tempProject(): { home: string; cwd: string } {
@@ -81,7 +85,9 @@ export interface TuiHarness {
 
 export async function renderTui(o: HarnessOptions = {}): Promise<TuiHarness> {
   const project = o.home && o.cwd ? { home: o.home, cwd: o.cwd } : tempProject();
-  const deps = runtimeDeps(project.home, project.cwd, o.script);
+  const own = runtimeDeps(project.home, project.cwd, o.script);
+  // As the CLI composes it: other agents' session files open through the store seam.
+  const deps: RuntimeDeps = { ...own, store: new ForeignSourcesStore(own.store, o.foreignHomes), ...(o.foreignHomes ? { foreignHomes: o.foreignHomes } : {}) };
   const controller = new TuiController({ runtime: deps, modelName: (model) => model ?? 'scripted', clearScreen: () => {} }, openRequest(o));
   const ui = render(h(App, { controller, noColor: o.noColor ?? true, ...(o.columns ? { columns: o.columns } : {}) }));
   await controller.start();

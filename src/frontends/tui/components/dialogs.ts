@@ -31,6 +31,8 @@ export function SessionPicker({ rows, selected, theme, width }: { rows: PickerRo
   // A window of rows around the selection keeps a long list inside the screen.
   const start = Math.max(0, Math.min(selected - 4, rows.length - 10));
   const visible = rows.slice(start, start + 10);
+  // Another agent's sessions listed too: a column says whose each one is.
+  const agents = rows.some((row) => row.agent !== 'mend');
   return h(
     Box,
     { width, flexDirection: 'column', borderStyle: 'round', borderColor: theme.info, paddingX: 1 },
@@ -38,7 +40,7 @@ export function SessionPicker({ rows, selected, theme, width }: { rows: PickerRo
     ...visible.map((row, i) => {
       const index = start + i;
       const marks = [row.current ? 'open' : '', row.running ? 'running elsewhere' : ''].filter(Boolean).join(', ');
-      const line = `${index === selected ? '›' : ' '} ${row.agent.padEnd(6)}  ${row.sessionId.slice(0, 8)}  ${row.kind}  cause ${row.cause}  ${row.records} rec  ${ageText(row.ageMs)} ago${marks ? `  (${marks})` : ''}`;
+      const line = `${index === selected ? '›' : ' '} ${agents ? `${row.agent.padEnd(6)}  ` : ''}${row.sessionId.slice(0, 8)}  ${row.kind}  cause ${row.cause}  ${row.records} rec  ${ageText(row.ageMs)} ago${marks ? `  (${marks})` : ''}`;
       const prompt = stripControlSequences(row.firstPrompt ?? '').replace(/\s+/g, ' ');
       return h(
         Box,
