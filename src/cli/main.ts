@@ -16,6 +16,8 @@ import { buildSystemPrompt } from '../engine/system-prompt.js';
 import { toolSessionContext } from '../tools/tool-context.js';
 import { DEFAULT_TOOL_ENV_POLICY } from '../tools/tool-env.js';
 import { openStore, storeSpec } from '../store/open-store.js';
+import { ForeignSourcesStore } from '../store/foreign-sources.js';
+import { foreignHomesFromEnv } from './foreign-homes-env.js';
 import type { SessionStore } from '../store/session-store.js';
 import { ExitCode, exitCodeFor, exitCodeForAbort } from '../wire/exit-codes.js';
 import { serializeLine } from '../wire/line-framer.js';
@@ -109,6 +111,8 @@ export type ComposeOptions = Pick<RunOptions, 'provider' | 'scriptedResponses' |
   Partial<Pick<RunOptions, 'addDirs' | 'toolEnv' | 'store' | 'fallbackModel'>> & {
     /** A JSONL home of this run's own instead of MEND_HOME / --store (--no-session-persistence). */
     privateHome?: string | undefined;
+    /** Other agents' session files open in place through the store (default); false for the store's own commands. */
+    foreignSources?: boolean;
   };
 
 /** The session store the flags and the environment name: --store, else MEND_STORE, else JSONL under MEND_HOME. */
@@ -127,7 +131,8 @@ export async function composeStore(io: MainIo, flag: string | undefined, private
 
 export async function compose(io: MainIo, options: ComposeOptions, signal?: AbortSignal): Promise<Composition> {
   const now = () => new Date().toISOString();
-  const store = await composeStore(io, options.store, options.privateHome);
+  const own = await composeStore(io, options.store, options.privateHome);
+  const store = options.foreignSources === false ? own : new ForeignSourcesStore(own);
   const env = providerEnv(io.env);
   // Read from the environment now, while it still holds the credentials (main removes them).
   const toolSession = toolSessionContext({
@@ -167,6 +172,7 @@ export async function compose(io: MainIo, options: ComposeOptions, signal?: Abor
     // process.hrtime rather than performance.now(): the global loads perf_hooks on first use (1.5 ms of a start-up).
     clock: () => Number(process.hrtime.bigint()) / 1e6,
     provider: (model) => lazyProvider({ ...options, model }, env),
+    foreignHomes: foreignHomesFromEnv(io.env, homedir()),
     ...(signal ? { signal } : {}),
   };
   return { store, runtime, forCwd: (cwd) => ({ ...runtime, ...project(cwd) }) };
@@ -191,6 +197,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
 
   if (
     parsed.command === 'plan' ||
+    parsed.command === 'repair' ||
     parsed.command === 'sessions-list' ||
     parsed.command === 'sessions-export' ||
     parsed.command === 'sessions-import' ||
@@ -198,7 +205,13 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
   ) {
     let composed: Composition;
     try {
-      composed = await compose(io, { provider: undefined, scriptedResponses: undefined, baseUrl: undefined, store: (parsed as { store?: string }).store });
+      composed = await compose(io, {
+        provider: undefined,
+        scriptedResponses: undefined,
+        baseUrl: undefined,
+        store: (parsed as { store?: string }).store,
+        foreignSources: parsed.command === 'plan' || parsed.command === 'repair' || parsed.command === 'sessions-list',
+      });
     } catch (error) {
       io.stderr.write(`mend: error [${errorCodeOf(error)}]: ${errorMessageOf(error)}\n`);
       return exitCodeFor(errorCodeOf(error));
@@ -222,6 +235,10 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
       if (parsed.command === 'plan') {
         const { planCommand } = await import('./plan-command.js');
         return done(await planCommand(parsed, commandIo));
+      }
+      if (parsed.command === 'repair') {
+        const { repairCommand } = await import('./repair-command.js');
+        return done(await repairCommand(parsed, commandIo));
       }
       if (parsed.command === 'sessions-list') {
         const { sessionsListCommand } = await import('./sessions-command.js');

@@ -12,6 +12,7 @@ import type { RefusalCode } from '../wire/error-codes.js';
 import type { ProjectScope, SessionStore, WriterIdentity } from '../store/session-store.js';
 import type { ToolSessionContext } from '../tools/tool-context.js';
 import type { ToolFilter } from './tool-port.js';
+import type { ForeignHomes } from '../foreign/homes.js';
 import type { McpServerSpec } from '../tools/mcp/mcp-config.js';
 
 export interface RuntimeSettings {
@@ -47,6 +48,8 @@ export interface RuntimeDeps {
   toolSession?: ToolSessionContext;
   /** The built-in system prompt (src/engine/system-prompt.ts), built by the composition root. */
   baseSystemPrompt?: () => string;
+  /** Where other agents keep their sessions (listed with `sessions list --agent`, the ACP and daemon lists, the TUI picker). */
+  foreignHomes?: ForeignHomes;
   /** Where MCP servers' stderr and connection events go (the debug log). */
   mcpLog?: (line: string) => void;
   /** How long an MCP server may take to connect (default 30 s). */

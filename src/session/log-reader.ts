@@ -20,20 +20,9 @@ import { mergePieces } from './record-merge.js';
 import { MAX_RECORD_DEPTH } from './nesting-depth.js';
 import { isCertainlyValidRecord, validateChatRecord } from './record-validation.js';
 import type { ChatRecord } from './records.js';
+import type { ReadResult } from '../store/session-reads.js';
 
-export interface ReadResult {
-  /** Valid records in file order, fragments merged into the first one's position. */
-  records: ReadRecord[];
-  diagnostics: LoadDiagnostic[];
-  /** The session's id (the file name's, else the records' majority), or null when no record is valid. */
-  sessionId: string | null;
-  /** Size of the file in bytes. */
-  bytes: number;
-  /** Whether the last byte is '\n' (false for an empty file). */
-  endsWithNewline: boolean;
-  /** Number of lines, counting a final line without '\n'. */
-  lines: number;
-}
+export type { ReadResult } from '../store/session-reads.js';
 
 export interface ReadOptions {
   /** Read chunk size; tests shrink it to exercise lines that span chunks. */

@@ -4,30 +4,10 @@
  * through SessionStore.readIndex: the JSONL store from its outline pass
  * (outline-reader.ts, no full records kept), the PostgreSQL store from a full read.
  */
-import type { LoadDiagnostic } from './conversation.js';
-import type { ReadResult } from './log-reader.js';
-import { isMendVersion, type ChatRecord, type RecordType } from './records.js';
+import type { ReadResult, RecordIndex, RecordIndexEntry } from '../store/session-reads.js';
+import { isMendVersion, type ChatRecord } from './records.js';
 
-export interface RecordIndexEntry {
-  /** 1-based line (JSONL) or sequence number (database) of the record's first piece. */
-  position: number;
-  uuid: string;
-  parentUuid: string | null;
-  type: RecordType;
-  subtype?: string;
-  /** Ids of the function calls the record holds (empty ids as ''). Read-only: records without any share one empty array. */
-  callIds: readonly string[];
-  /** Ids of the function responses the record holds. Read-only, as callIds. */
-  resultIds: readonly string[];
-  /** Written by mend (version `mend/...`). */
-  mend: boolean;
-}
-
-export interface RecordIndex {
-  sessionId: string | null;
-  entries: RecordIndexEntry[];
-  diagnostics: LoadDiagnostic[];
-}
+export type { RecordIndex, RecordIndexEntry } from '../store/session-reads.js';
 
 export function indexRecords(read: ReadResult): RecordIndex {
   const entries = read.records.map(({ line, record }) => indexEntryOf(line, record));

@@ -9,10 +9,12 @@
  * store that cannot tear a line reports no torn tail and no malformed lines.
  */
 import type { ActiveWriter } from '../session/active-writer.js';
-import type { ReadResult } from '../session/log-reader.js';
 import type { SessionOutline } from '../session/outline/outline-reader.js';
-import type { RecordIndex } from '../session/record-index.js';
 import type { ChatRecord } from '../session/records.js';
+import type { ReadResult, RecordIndex } from './session-reads.js';
+
+export type { ReadResult, RecordIndex, RecordIndexEntry } from './session-reads.js';
+import type { ForeignAgent } from '../foreign/adapter.js';
 
 export type StoreKind = 'jsonl' | 'postgres';
 
@@ -23,6 +25,8 @@ export interface SessionRef {
   /** The project root the session belongs to (where it was opened from). */
   readonly projectRoot: string;
   readonly location: string;
+  /** Set for another agent's session file, read in place: never written, never leased (src/store/foreign-sources.ts). */
+  readonly foreign?: { readonly agent: ForeignAgent };
 }
 
 /** Who is taking a writer lease: reported to others as the session's activeWriter. */
@@ -46,6 +50,15 @@ export interface WriterLease {
    * or none. Without it callers append one by one.
    */
   appendBatch?(records: readonly ChatRecord[], options: AppendOptions): Promise<void>;
+  /**
+   * Proves, now, that this lease is still the session's current one (PostgreSQL: a
+   * statement under the writer's epoch on its own connection, never a cached flag;
+   * JSONL: the lock file is still the one this writer created). Rejects with
+   * `session_lease_lost` when another writer has taken over, and from then on every
+   * append fails too. Called right before every side effect (a tool start, acting on
+   * a permission answer): a writer that lost its lease must not act.
+   */
+  verify(): Promise<void>;
   /** Idempotent. Nothing may be appended after it. */
   release(): Promise<void>;
 }

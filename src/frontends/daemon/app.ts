@@ -27,7 +27,8 @@ import {
   type Capabilities,
 } from '../../wire/daemon-api.js';
 import type { WireErrorCode } from '../../wire/error-codes.js';
-import { promptParts, type DaemonSession } from './daemon-session.js';
+import type { DaemonSession } from './daemon-session.js';
+import { promptParts } from '../shared/prompt-parts.js';
 import { guards, type GuardConfig } from './guards.js';
 import { approvalModeOf, type OpenKind, type SessionRegistry } from './session-registry.js';
 
@@ -66,6 +67,8 @@ const STATUS: Partial<Record<WireErrorCode, ContentfulStatusCode>> = {
   turn_running: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  unknown_session_format: 422,
+  foreign_session_read_only: 409,
   session_read_failed: 500,
   session_write_failed: 500,
   prompt_queue_full: 503,

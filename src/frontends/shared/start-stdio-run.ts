@@ -5,10 +5,11 @@
  */
 import type { Readable } from 'node:stream';
 import { MendError } from '../../errors.js';
+import { plural } from '../../recovery/visible-notice.js';
 import type { Decision, RunIntent } from '../../runtime/continuation-policy.js';
 import type { HostEnv } from '../../runtime/host-env.js';
 import { SessionRuntime, type OpenRequest } from '../../runtime/session-runtime.js';
-import { isSessionId } from '../../session/session-paths.js';
+import { isSessionId } from '../../session/session-ids.js';
 import { isShellRule } from '../../wire/tool-aliases.js';
 import { MCP_PREFIX } from '../../wire/mcp-names.js';
 
@@ -89,7 +90,7 @@ export async function startStdioRun(o: StdioRunOptions, host: HostEnv, out: Outp
   out.debug(`session ${runtime.sessionId} at ${runtime.ref.location} (${runtime.writable ? 'leased for writing' : 'read-only, no lease'})`);
   const plan = runtime.recoveryPlan;
   if (plan) {
-    out.debug(`plan ${plan.planId}: ${plan.kind}, cause ${plan.cause}, ${plan.repairs.length} repair(s)`);
+    out.debug(`plan ${plan.planId}: ${plan.kind}, cause ${plan.cause}, ${plural(plan.repairs.length, 'repair')}`);
     for (const d of plan.diagnostics) out.debug(`diagnostic ${JSON.stringify(d)}`);
   }
   for (const failed of o.mcpFailed ?? []) runtime.addFailedMcpServer(failed.name, failed.error);

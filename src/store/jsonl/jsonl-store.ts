@@ -10,10 +10,10 @@ import { dirname } from 'node:path';
 import { basename } from 'node:path';
 import { MendError, errorCodeOf, errorMessageOf } from '../../errors.js';
 import type { ActiveWriter } from '../../session/active-writer.js';
-import { readSessionLog, type ReadResult } from '../../session/log-reader.js';
+import { readSessionLog } from '../../session/log-reader.js';
+import type { ReadResult, RecordIndex } from '../session-reads.js';
 import type { WriteFaultHook } from '../../session/log-writer.js';
 import { readSessionIndex, readSessionOutline, type OutlineOptions, type OutlineParallel, type SessionOutline } from '../../session/outline/outline-reader.js';
-import type { RecordIndex } from '../../session/record-index.js';
 import { acquireSessionLock, lockHolder, processStartTime } from '../../session/session-lock.js';
 import {
   belongsToProject,

@@ -9,10 +9,10 @@
  */
 import { MendError } from '../../errors.js';
 import type { ActiveWriter } from '../../session/active-writer.js';
-import type { ReadResult } from '../../session/log-reader.js';
 import { wholeOutline, type SessionOutline } from '../../session/outline/outline-reader.js';
-import { indexRecords, type RecordIndex } from '../../session/record-index.js';
-import { canonicalSessionId, isSessionId } from '../../session/session-paths.js';
+import { indexRecords } from '../../session/record-index.js';
+import type { ReadResult, RecordIndex } from '../session-reads.js';
+import { canonicalSessionId, isSessionId } from '../../session/session-ids.js';
 import type { ProjectScope, SessionListing, SessionRef, SessionStore, WriterIdentity, WriterLease } from '../session-store.js';
 import { DEFAULT_TUNING, describeTarget, resolvePgTarget, type Env, type PgTarget, type PgTuning } from './pg-config.js';
 import { PgDatabase } from './pg-database.js';
