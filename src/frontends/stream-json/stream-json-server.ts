@@ -38,6 +38,7 @@ import { stdioChannel, type ControlChannel } from './control-channel.js';
 import { HostApprovals } from './host-approvals.js';
 import { applyInitialize, applyInitializeServers, claudeInitializeFields } from './initialize-fields.js';
 import { HostMcpChannel } from './host-mcp-channel.js';
+import { TOOL_NAMES } from '../../runtime/tool-port.js';
 import { initMessage } from '../shared/session-lines.js';
 import { NEVER_ASK_MODE, approvalModeFromAlias } from '../../wire/approval-modes.js';
 
@@ -57,7 +58,7 @@ function userParts(content: string | ReadonlyArray<Record<string, unknown>>): Pa
 }
 
 /** What the server uses of the host: ids, the model's name and the stop signal. */
-export type StreamJsonHost = Pick<HostEnv, 'runtime' | 'modelName' | 'signal'>;
+export type StreamJsonHost = Pick<HostEnv, 'runtime' | 'modelName' | 'signal'> & Partial<Pick<HostEnv, 'toolNames'>>;
 
 /** Turns waiting in the queue before mend stops reading stdin. */
 const MAX_QUEUED_TURNS = 32;
@@ -271,7 +272,7 @@ export class StreamJsonServer {
           // `init` went out before these servers were known: once they are connected or failed, a
           // new `init` lists them (Claude Code, too, sends `init` again as a session goes on).
           void this.runtime.mcpSettled().then(() => {
-            if (!this.closing) this.out.emit(initMessage(this.runtime, this.host, this.modeName));
+            if (!this.closing) this.out.emit(initMessage(this.runtime, { ...this.host, toolNames: this.host.toolNames ?? TOOL_NAMES }, this.modeName));
           });
         }
         return {
