@@ -23,7 +23,8 @@ import type {
   SDKUserMessageInput,
 } from './types.js';
 import { validationIssues, type InboundMessage } from './validate-message.js';
-import { HostServerTransport, isSdkMcpServer, type SdkMcpServerConfig } from './sdk-mcp-server.js';
+import { HostServerTransport, isSdkMcpServer } from './host-server-transport.js';
+import type { SdkMcpServerConfig } from './sdk-mcp-server.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 /** An `mcpServers` entry: an in-process server, or a server the CLI starts (mcp-config shapes). */
