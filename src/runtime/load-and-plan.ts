@@ -11,8 +11,8 @@ import type { LoadedSession } from '../session/conversation.js';
 import { isSessionId } from '../session/session-paths.js';
 import type { SessionRef, SessionStore } from '../store/session-store.js';
 import { buildPlanForSession } from '../recovery/build-plan.js';
-import { buildConversation } from '../session/conversation-loader.js';
-import { planFromOutline } from './outline-plan.js';
+import { buildConversation, type BuildOptions } from '../session/conversation-loader.js';
+import { planFromOutline, type OutlinePlan } from './outline-plan.js';
 import type { RuntimeDeps } from './runtime-types.js';
 
 export function contextFor(sessionId: string, deps: RuntimeDeps): RecordContext {
@@ -37,15 +37,22 @@ export async function loadAndPlan(
   ref: SessionRef,
   allowAutoContinue: boolean,
   activeWriter: ActiveWriter | null,
-  histories: 'eager' | 'on_demand' = 'eager',
 ): Promise<{ loaded: LoadedSession; plan: SessionRecoveryPlan }> {
-  // An empty or fully damaged log names no session; its ref may.
-  const build = isSessionId(ref.sessionId) ? { fallbackSessionId: ref.sessionId } : {};
+  const loaded = buildConversation(await store.read(ref), buildOptionsFor(ref));
   // A live holder is an input of the plan: a session being written is `running`, not crashed.
-  if (histories === 'on_demand') {
-    // The outline, not every full record: the histories are read when something asks (outline-plan.ts).
-    return planFromOutline(await store.readOutline(ref), build, { allowAutoContinue }, activeWriter);
-  }
-  const loaded = buildConversation(await store.read(ref), build);
   return { loaded, plan: buildPlanForSession(loaded, { allowAutoContinue }, activeWriter) };
+}
+
+/**
+ * The same plan without its histories, from the store's outline (outline-plan.ts): what a
+ * run that only shows the plan reads. Equal to loadAndPlan's but for the histories and
+ * records it leaves out (test/session/outline/history-readers.test.ts).
+ */
+export async function loadPlanHead(store: SessionStore, ref: SessionRef, allowAutoContinue: boolean, activeWriter: ActiveWriter | null): Promise<OutlinePlan> {
+  return planFromOutline(await store.readOutline(ref), buildOptionsFor(ref), { allowAutoContinue }, activeWriter);
+}
+
+/** An empty or fully damaged log names no session; its ref may. */
+function buildOptionsFor(ref: SessionRef): BuildOptions {
+  return isSessionId(ref.sessionId) ? { fallbackSessionId: ref.sessionId } : {};
 }

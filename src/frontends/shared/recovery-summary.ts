@@ -3,9 +3,8 @@
  * stream-json recovery line (`initialize`, `get_recovery_plan`), and the
  * camelCase one of the protocols that follow (ACP, daemon, SDK helpers).
  */
-import { apiEntryCount } from '../../recovery/plan-facts.js';
-import type { SessionRecoveryPlan } from '../../recovery/plan-types.js';
-import type { ConversationRecord } from '../../session/conversation.js';
+import type { RecoveryPlanHead } from '../../recovery/plan-types.js';
+import type { ConversationHead } from '../../session/conversation.js';
 import type { RecoverySummary } from '../../wire/messages.js';
 import type { RecoverySummaryCamel } from '../../wire/recovery-summary.js';
 
@@ -15,10 +14,10 @@ export function countRepairs(repairs: ReadonlyArray<{ type: string }>): Array<{ 
   return [...counts].map(([type, count]) => ({ type, count }));
 }
 
-function historyCounts(plan: SessionRecoveryPlan, conversation: ConversationRecord) {
+function historyCounts(plan: RecoveryPlanHead, conversation: ConversationHead) {
   return {
     records: conversation.totalRecords,
-    apiEntries: apiEntryCount(plan),
+    apiEntries: plan.apiEntryCount,
     gaps: plan.repairs.filter((r) => r.type === 'history_gap').length,
     malformedLines: plan.diagnostics.filter((d) => d.code === 'malformed_line').length,
     tornTail: plan.diagnostics.some((d) => d.code === 'torn_tail'),
@@ -26,7 +25,7 @@ function historyCounts(plan: SessionRecoveryPlan, conversation: ConversationReco
   };
 }
 
-export function toRecoverySummary(plan: SessionRecoveryPlan, conversation: ConversationRecord): RecoverySummary {
+export function toRecoverySummary(plan: RecoveryPlanHead, conversation: ConversationHead): RecoverySummary {
   const history = historyCounts(plan, conversation);
   return {
     plan_id: plan.planId,
@@ -56,7 +55,7 @@ export function toRecoverySummary(plan: SessionRecoveryPlan, conversation: Conve
   };
 }
 
-export function toRecoverySummaryCamel(plan: SessionRecoveryPlan, conversation: ConversationRecord): RecoverySummaryCamel {
+export function toRecoverySummaryCamel(plan: RecoveryPlanHead, conversation: ConversationHead): RecoverySummaryCamel {
   return {
     planId: plan.planId,
     recovered: plan.kind !== 'clean',

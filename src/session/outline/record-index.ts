@@ -1,12 +1,12 @@
 /**
- * The index pass of a session: per record only what the plan rules need (chain
- * links, type, call and result ids), not the records themselves. Stores serve it
- * through SessionStore.readIndex: the JSONL store from its outline pass
- * (outline-reader.ts, no full records kept), the PostgreSQL store from a full read.
+ * Per record only what the plan rules need (chain links, type, call and result ids): what
+ * an outline keeps of every record (SessionOutline.indexEntries), in a shape the reference
+ * gives from a full read (indexRecords), so the case suite and the store contract can hold
+ * the two equal.
  */
-import type { LoadDiagnostic } from './conversation.js';
-import type { ReadResult } from './log-reader.js';
-import { isMendVersion, type ChatRecord, type RecordType } from './records.js';
+import type { LoadDiagnostic } from '../conversation.js';
+import type { ReadResult } from '../log-reader.js';
+import { isMendVersion, type ChatRecord, type RecordType } from '../records.js';
 
 export interface RecordIndexEntry {
   /** 1-based line (JSONL) or sequence number (database) of the record's first piece. */
