@@ -24,6 +24,7 @@ module.exports = {
         pathNot: [
           '^src/recovery/',
           '^src/session/(records|conversation|api-history|active-writer|model-entry|parts-shape)\\.ts$',
+          '^src/wire/mcp-names\\.ts$',
           '^node_modules/zod/',
           '^crypto$|^node:crypto$',
         ],
@@ -48,7 +49,7 @@ module.exports = {
       name: 'engine-does-not-speak-wire',
       severity: 'error',
       comment: 'The engine emits domain events; wire schemas and mappings belong to src/wire at the edge.',
-      from: { path: '^src/(engine|runtime|recovery|session|store|tools|providers)/' },
+      from: { path: '^src/(engine|runtime|recovery|session|store|tools|providers|foreign)/' },
       to: { path: '^src/wire/(messages|control|line-framer|json-schema|daemon-api|daemon-events|acp-extensions|result-lines)' },
     },
     {
@@ -62,7 +63,7 @@ module.exports = {
       name: 'inner-layers-do-not-reach-out',
       severity: 'error',
       comment: 'Inner layers never import the runtime, front ends, the CLI or the SDK.',
-      from: { path: '^src/(session|store|recovery|providers|tools|engine)/' },
+      from: { path: '^src/(session|store|recovery|providers|tools|engine|foreign)/' },
       to: { path: '^src/(runtime|frontends|cli|sdk)/' },
     },
     {

@@ -4,6 +4,7 @@
  * effects. Usage problems come back as MendError('usage').
  */
 import type yargsFactory from 'yargs';
+import type { Argv } from 'yargs';
 import { MendError } from '../errors.js';
 import type { ServeOptions } from '../frontends/daemon/serve.js';
 import type { StdioRunOptions } from '../frontends/shared/run-options.js';
@@ -48,6 +49,12 @@ export interface RunOptions extends StdioRunOptions {
   debugFile?: string | undefined;
   /** `--acp`: serve the Agent Client Protocol on stdio (an editor drives the sessions). */
   acp: boolean;
+  /** --mcp-config values (a file path or JSON text), resolved by the composition root. */
+  mcpConfigs: string[];
+  /** --allowed-mcp-server-names: only these servers start (undefined: all). */
+  allowedMcpServerNames: string[] | undefined;
+  /** --strict-mcp-config: the settings file's servers are left out. */
+  strictMcpConfig: boolean;
 }
 
 export type ParsedCommand =
@@ -83,6 +90,95 @@ function splitList(values: unknown): string[] {
     .filter(Boolean);
 }
 
+type Yargs = ReturnType<typeof yargsFactory>;
+
+const STORE_OPTION = {
+  type: 'string',
+  describe: 'session store: jsonl (default, under MEND_HOME) or a postgres:// URL (also MEND_STORE, PG* variables)',
+} as const;
+
+/** The subcommands: what each takes, shared by the parser and by `mend COMMAND --help`. */
+const SUBCOMMANDS = {
+  plan: {
+    usage: 'plan <target> [--json [--full]]',
+    describe: 'print the recovery plan of a session (id or .jsonl path); never writes',
+    builder: <T>(y: Argv<T>) =>
+      y
+        .positional('target', { type: 'string', demandOption: true, describe: 'a session id of this project, or a .jsonl path' })
+        .option('json', { type: 'boolean', default: false, describe: 'one JSON object' })
+        .option('full', { type: 'boolean', default: false, describe: 'with --json: include both histories' }),
+  },
+  sessions: {
+    usage: 'sessions list [--json] | sessions export <id|path> | sessions import <FILE|->',
+    describe: 'list the sessions of this project; export one as ndjson; import one (FILE or - for stdin)',
+    builder: <T>(y: Argv<T>) =>
+      y
+        .positional('action', { choices: ['list', 'export', 'import'] as const, demandOption: true, describe: 'list, export or import' })
+        .positional('target', { type: 'string', describe: 'export: a session id or path; import: a file, or - for stdin' })
+        .option('json', { type: 'boolean', default: false, describe: 'list: one JSON object per session' }),
+  },
+  store: {
+    usage: 'store migrate [--store postgres://…]',
+    describe: 'manage the session store (migrate: create or upgrade the PostgreSQL schema)',
+    builder: <T>(y: Argv<T>) => y.positional('action', { choices: ['migrate'] as const, demandOption: true, describe: 'migrate' }),
+  },
+  serve: {
+    usage: 'serve [--host H] [--port N] [--root DIR ...] [--token T] [model options]',
+    describe: 'run the HTTP daemon (REST + SSE) for the sessions of one or more project roots',
+    builder: <T>(y: Argv<T>) =>
+      y
+        .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on; anything but loopback needs a token' })
+        .option('port', { type: 'number', default: 0, describe: 'port to listen on; 0 picks a free one (see the ready line)' })
+        .option('root', { type: 'string', array: true, describe: 'a project root sessions may live under (repeatable; default: the current directory)' })
+        .option('token', { type: 'string', describe: 'bearer token clients must send (default: $MEND_SERVER_TOKEN)' }),
+  },
+} as const;
+
+type SubcommandName = keyof typeof SUBCOMMANDS;
+
+/** The run options `mend serve` reads too: the model and the defaults of its sessions. */
+const SHARED_RUN_OPTIONS = {
+  'approval-mode': {
+    alias: 'permission-mode',
+    type: 'string',
+    default: RUN_DEFAULTS['approval-mode'],
+    describe: `${APPROVAL_MODES.join(' | ')} (Claude's acceptEdits and bypassPermissions are accepted)`,
+  },
+  'allowed-tools': {
+    alias: 'allowedTools',
+    type: 'string',
+    array: true,
+    describe: 'tool names allowed without approval (a,b,c; Claude names and Bash(cmd:*) rules too)',
+  },
+  'max-turns': { type: 'number', default: RUN_DEFAULTS['max-turns'], describe: 'model requests a turn may make before it stops (error_max_turns)' },
+  model: { type: 'string', describe: 'the model name (default: $OPENAI_MODEL)' },
+  provider: { choices: PROVIDERS, describe: 'openai (any OpenAI-compatible server) or scripted (--scripted-responses)' },
+  'base-url': { type: 'string', describe: 'the OpenAI-compatible server, http(s)://… (default: $OPENAI_BASE_URL)' },
+  'scripted-responses': { type: 'string', describe: 'JSON file of scripted model responses (see docs/scripted-responses.md)' },
+  'permission-timeout': { type: 'number', default: RUN_DEFAULTS['permission-timeout'], describe: 'ms to wait for a host approval' },
+  debug: { type: 'boolean', default: RUN_DEFAULTS.debug, describe: 'diagnostics to stderr' },
+} as const;
+
+const ENVIRONMENT_HELP =
+  'Environment: MEND_HOME (sessions, default ~/.mend), MEND_STORE (jsonl or a postgres:// URL, as --store), ' +
+  'PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE (a postgres store), OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL, ' +
+  'MEND_SERVER_TOKEN (mend serve), NO_COLOR (the terminal UI).';
+
+/**
+ * `mend plan --help` and the like: that command's own options (and the shared --store,
+ * --debug), not the ~60 options of a run. The command's positionals are not demanded here,
+ * so asking for help never fails for want of them.
+ */
+async function subcommandHelp(yargs: typeof yargsFactory, name: SubcommandName): Promise<string> {
+  const sub = SUBCOMMANDS[name];
+  let parser: Yargs = yargs([]).scriptName('mend').help(false).version(false).usage(`$0 ${sub.usage}\n\n${sub.describe}`).wrap(100);
+  parser = sub.builder(parser) as Yargs;
+  if (name !== 'serve') parser = parser.option('debug', { type: 'boolean', describe: 'diagnostics to stderr' });
+  parser = parser.option('store', STORE_OPTION);
+  if (name === 'serve') parser = parser.options(SHARED_RUN_OPTIONS);
+  return (await parser.option('help', { alias: 'h', type: 'boolean', describe: 'show help' }).epilogue(ENVIRONMENT_HELP).getHelp()) as string;
+}
+
 function build(yargs: typeof yargsFactory, argv: string[]) {
   const parser = yargs(argv)
     .scriptName('mend')
@@ -90,67 +186,46 @@ function build(yargs: typeof yargsFactory, argv: string[]) {
     .version(false)
     .usage('$0 [-p TEXT] [--continue | --resume ID|PATH] [options]\n\nA headless agent CLI with crash recovery.')
     .command('$0', 'run a prompt, or resume / inspect / continue a session')
-    .command('plan <target>', 'print the recovery plan of a session (id or .jsonl path); never writes', (y) =>
-      y
-        .positional('target', { type: 'string', demandOption: true })
-        .option('json', { type: 'boolean', default: false, describe: 'one JSON object' })
-        .option('full', { type: 'boolean', default: false, describe: 'with --json: include both histories' }),
-    )
-    .command('sessions <action> [target]', 'list the sessions of this project; export one as ndjson; import one (FILE or - for stdin)', (y) =>
-      y
-        .positional('action', { choices: ['list', 'export', 'import'] as const, demandOption: true })
-        .positional('target', { type: 'string', describe: 'export: a session id or path; import: a file, or - for stdin' })
-        .option('json', { type: 'boolean', default: false }),
-    )
-    .command('store <action>', 'manage the session store (migrate: create or upgrade the PostgreSQL schema)', (y) =>
-      y.positional('action', { choices: ['migrate'] as const, demandOption: true }),
-    )
-    .option('store', { type: 'string', describe: 'session store: jsonl (default, under MEND_HOME) or a postgres:// URL (also MEND_STORE, PG* variables)' })
-    .command('serve', 'run the HTTP daemon (REST + SSE) for the sessions of one or more project roots', (y) =>
-      y
-        .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on; anything but loopback needs a token' })
-        .option('port', { type: 'number', default: 0, describe: 'port to listen on; 0 picks a free one (see the ready line)' })
-        .option('root', { type: 'string', array: true, describe: 'a project root sessions may live under (repeatable; default: the current directory)' })
-        .option('token', { type: 'string', describe: 'bearer token clients must send (default: $MEND_SERVER_TOKEN)' }),
-    )
+    .command('plan <target>', SUBCOMMANDS.plan.describe, SUBCOMMANDS.plan.builder)
+    .command('sessions <action> [target]', SUBCOMMANDS.sessions.describe, SUBCOMMANDS.sessions.builder)
+    .command('store <action>', SUBCOMMANDS.store.describe, SUBCOMMANDS.store.builder)
+    .option('store', STORE_OPTION)
+    .command('serve', SUBCOMMANDS.serve.describe, SUBCOMMANDS.serve.builder)
     .option('prompt', { alias: 'p', type: 'string', describe: 'the prompt; "-" reads it from stdin' })
     .option('prompt-interactive', { alias: 'i', type: 'string', describe: 'open the interactive terminal UI with this first prompt' })
     .option('continue', { alias: 'c', type: 'boolean', default: RUN_DEFAULTS.continue, describe: 'resume the most recent session of this project' })
     .option('resume', { alias: 'r', type: 'string', describe: 'resume a session by UUID, or a .jsonl path' })
     .option('session-id', { type: 'string', describe: 'start a new session with this UUID' })
     .option('fork-session', { type: 'boolean', default: RUN_DEFAULTS['fork-session'], describe: 'copy the resumed session into a new one and work there' })
-    .option('output-format', { alias: 'o', choices: OUTPUT_FORMATS, default: RUN_DEFAULTS['output-format'] })
-    .option('input-format', { choices: INPUT_FORMATS, default: RUN_DEFAULTS['input-format'] })
+    .option('output-format', {
+      alias: 'o',
+      choices: OUTPUT_FORMATS,
+      default: RUN_DEFAULTS['output-format'],
+      describe: 'text (the answer), json (one result object) or stream-json (every message, docs/protocol.md)',
+    })
+    .option('input-format', {
+      choices: INPUT_FORMATS,
+      default: RUN_DEFAULTS['input-format'],
+      describe: 'stream-json: read user messages and control requests as JSON lines on stdin (needs -o stream-json)',
+    })
     .option('acp', { type: 'boolean', default: RUN_DEFAULTS.acp, describe: 'run as an Agent Client Protocol agent on stdio (for editors such as Zed)' })
-    .option('include-partial-messages', { type: 'boolean', default: RUN_DEFAULTS['include-partial-messages'] })
+    .option('include-partial-messages', {
+      type: 'boolean',
+      default: RUN_DEFAULTS['include-partial-messages'],
+      describe: 'with -o stream-json: also stream_event lines as the model writes',
+    })
+    .options(SHARED_RUN_OPTIONS)
     .option('continue-interrupted', { type: 'boolean', default: RUN_DEFAULTS['continue-interrupted'], describe: 'execute the recovery continuation' })
     .option('plan-id', { type: 'string', describe: 'refuse to continue unless the current plan has this id' })
     .option('auto-continue', { type: 'boolean', default: RUN_DEFAULTS['auto-continue'], describe: 'continue when the plan allows it without confirmation' })
     .option('accept-degraded', { type: 'boolean', default: RUN_DEFAULTS['accept-degraded'], describe: 'allow a new prompt on a degraded history' })
-    .option('approval-mode', {
-      alias: 'permission-mode',
-      type: 'string',
-      default: RUN_DEFAULTS['approval-mode'],
-      describe: `${APPROVAL_MODES.join(' | ')} (Claude's acceptEdits and bypassPermissions are accepted)`,
-    })
-    .option('allowed-tools', {
-      alias: 'allowedTools',
-      type: 'string',
-      array: true,
-      describe: 'tool names allowed without approval (a,b,c; Claude names and Bash(cmd:*) rules too)',
-    })
     .option('tools', { type: 'string', array: true, describe: 'offer only these tools (a,b; "default": all), as Claude Code\'s --tools' })
     .option('permission-prompt-tool', {
       type: 'string',
       describe: "stdio: ask the stream-json host before tools that need approval (Claude Code's canUseTool)",
     })
     .option('debug-file', { type: 'string', describe: 'write the --debug diagnostics to this file (implies --debug)' })
-    .option('max-turns', { type: 'number', default: RUN_DEFAULTS['max-turns'] })
-    .option('model', { type: 'string' })
-    .option('provider', { choices: PROVIDERS })
-    .option('base-url', { type: 'string' })
     .option('fallback-model', { type: 'string', describe: 'model to ask when the main one fails before answering (OpenAI-compatible provider)' })
-    .option('scripted-responses', { type: 'string', describe: 'JSON file of scripted model responses' })
     .option('add-dir', {
       alias: 'include-directories',
       type: 'string',
@@ -163,8 +238,6 @@ function build(yargs: typeof yargsFactory, argv: string[]) {
     })
     .option('system-prompt', { type: 'string', describe: 'replace the built-in system prompt' })
     .option('append-system-prompt', { type: 'string', describe: 'append text to the system prompt' })
-    .option('permission-timeout', { type: 'number', default: RUN_DEFAULTS['permission-timeout'], describe: 'ms to wait for a host approval' })
-    .option('debug', { type: 'boolean', default: RUN_DEFAULTS.debug, describe: 'diagnostics to stderr' })
     .option('channel', { type: 'string', hidden: true })
     .option('verbose', {
       type: 'boolean',
@@ -172,6 +245,13 @@ function build(yargs: typeof yargsFactory, argv: string[]) {
       describe:
         "text output: every step's text, not only the final answer; with --input-format stream-json: Claude Code's permission rule (ask the host only with --permission-prompt-tool=stdio)",
     })
+    .option('mcp-config', {
+      type: 'string',
+      array: true,
+      describe: 'MCP servers: a JSON file or JSON text {"mcpServers": {name: {command, args, env} | {type: "http"|"sse", url, headers}}} (repeatable)',
+    })
+    .option('strict-mcp-config', { type: 'boolean', describe: "use only the --mcp-config servers, not the settings file's" })
+    .option('allowed-mcp-server-names', { type: 'string', array: true, describe: 'start only these MCP servers (a,b)' })
     .option('core-tools', { type: 'string', array: true, describe: 'offer only these tools to the model (a,b)' })
     .option('exclude-tools', {
       alias: 'disallowedTools',
@@ -183,7 +263,7 @@ function build(yargs: typeof yargsFactory, argv: string[]) {
     .option('help', { alias: 'h', type: 'boolean', describe: 'show help' })
     .option('version', { alias: 'v', type: 'boolean', describe: 'show version' })
     .epilogue(
-      `An option given twice takes its last value; list options (--allowed-tools, --add-dir) accumulate.\n\n${exitCodeTableText()}\n\nEnvironment: MEND_HOME (default ~/.mend), OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL, MEND_SERVER_TOKEN (mend serve).`,
+      `Run \`mend plan|sessions|store|serve --help\` for a command's own options.\nAn option given twice takes its last value; list options (--allowed-tools, --add-dir) accumulate.\n\n${exitCodeTableText()}\n\n${ENVIRONMENT_HELP}`,
     )
     .strict()
     // Without camelCase twins an unknown flag is named once ("bogus-flag", not also "bogusFlag").
@@ -191,7 +271,7 @@ function build(yargs: typeof yargsFactory, argv: string[]) {
     .exitProcess(false)
     .wrap(100)
     .fail((message, error) => {
-      throw new MendError('usage', message || error?.message || 'invalid arguments');
+      throw new MendError('usage', (message || error?.message || 'invalid arguments') + promptHint(argv));
     });
   // Compatibility flags of other hosts' SDKs, hidden; added one by one so they do not widen the parsed type.
   for (const flag of [...IGNORED_VALUE_FLAGS, ...REFUSED_FLAGS, ...CLAUDE_IGNORED_FLAGS, ...CLAUDE_REFUSED_FLAGS])
@@ -215,11 +295,29 @@ export async function parseArgs(argv: string[]): Promise<ParsedCommand> {
 export async function parseWithYargs(argv: string[]): Promise<ParsedCommand> {
   // Imported here: a run the quick reading serves never loads yargs.
   const { default: yargs } = await import('yargs');
+  const sub = helpedSubcommand(argv);
+  if (sub !== undefined) return { command: 'help', text: await subcommandHelp(yargs, sub) };
   const parser = build(yargs, argv);
   const a = await parser.parseAsync();
   if (a.help) return { command: 'help', text: await parser.getHelp() };
   if (a.version) return { command: 'version' };
   return commandOf(a);
+}
+
+/** `mend "fix the test"`: a prompt given as a bare word. Say how a prompt is given. */
+function promptHint(argv: readonly string[]): string {
+  const first = argv[0];
+  if (first === undefined || first.startsWith('-') || Object.hasOwn(SUBCOMMANDS, first)) return '';
+  return `; to run a prompt, use -p ${JSON.stringify(first)} (headless) or -i ${JSON.stringify(first)} (the terminal UI)`;
+}
+
+/** The subcommand whose help `argv` asks for (`mend plan --help`, `mend sessions -h`), if any. */
+function helpedSubcommand(argv: readonly string[]): SubcommandName | undefined {
+  const end = argv.indexOf('--');
+  const args = end === -1 ? argv : argv.slice(0, end);
+  if (!args.some((a) => a === '--help' || a === '-h')) return undefined;
+  const first = args.find((a) => !a.startsWith('-'));
+  return first !== undefined && Object.hasOwn(SUBCOMMANDS, first) && args.indexOf(first) === 0 ? (first as SubcommandName) : undefined;
 }
 
 function commandOf(a: Args): ParsedCommand {
@@ -288,6 +386,9 @@ function commandOf(a: Args): ParsedCommand {
     promptInteractive: last(a['prompt-interactive']),
     store,
     acp: last(a.acp) === true,
+    mcpConfigs: ((a['mcp-config'] as string[] | undefined) ?? []).map(String),
+    allowedMcpServerNames: a['allowed-mcp-server-names'] === undefined ? undefined : splitList(a['allowed-mcp-server-names']),
+    strictMcpConfig: a['strict-mcp-config'] === true,
   };
   validateRunOptions(options, a);
   return { command: 'run', options };
@@ -299,15 +400,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * Flags other hosts' SDKs pass that mean nothing to mend (debug-noted): Qwen Code's
  * SDK sends them for its own features (subagents, extensions, MCP, worktrees).
  */
-const IGNORED_VALUE_FLAGS = [
-  'auth-type',
-  'max-tool-calls',
-  'max-subagent-depth',
-  'extensions',
-  'allowed-mcp-server-names',
-  'disabled-slash-commands',
-  'worktree',
-] as const;
+const IGNORED_VALUE_FLAGS = ['auth-type', 'max-tool-calls', 'max-subagent-depth', 'extensions', 'disabled-slash-commands', 'worktree'] as const;
 /** Flags whose meaning mend cannot honour, where silently ignoring them would surprise (a sandbox, TLS, a proxy). */
 const REFUSED_FLAGS = ['sandbox', 'safe-mode', 'insecure', 'proxy'] as const;
 
@@ -324,7 +417,7 @@ function approvalModeOf(value: string): ApprovalMode {
 function toolEnvOf(value: string | undefined): ToolEnvPolicy {
   if (value === undefined) return DEFAULT_TOOL_ENV_POLICY;
   const parsed = parseToolEnvPolicy(value);
-  if (!parsed.ok) throw new MendError('usage', `--tool-env: ${parsed.error}`);
+  if (!parsed.ok) throw new MendError('usage', parsed.error);
   return parsed.policy;
 }
 

@@ -50,7 +50,6 @@ export const CLAUDE_BOOLEAN_FLAGS = [
   'await-initialize',
   // Claude Code wants it before bypassPermissions; mend's yolo needs no second flag.
   'allow-dangerously-skip-permissions',
-  'strict-mcp-config',
   'include-hook-events',
   'session-mirror',
   'managed-settings-in-initialize',
@@ -60,7 +59,6 @@ export const CLAUDE_BOOLEAN_FLAGS = [
 export const CLAUDE_REFUSED_REASONS = {
   'json-schema': 'structured output (outputFormat) is not implemented; the result would carry no structured_output',
   agent: "named agents are not implemented; the prompt would run without the agent's instructions and tools",
-  'mcp-config': "mend has no MCP client; the servers' tools would not exist (pass mcpServers in initialize to be told so without failing)",
   'resume-session-at': 'mend resumes a whole session; it cannot cut its history at a message',
   'resume-drops-turn': 'mend resumes a whole session; use its recovery plan (--continue-interrupted) for an unfinished turn',
 } as const;

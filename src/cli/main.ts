@@ -16,6 +16,8 @@ import { buildSystemPrompt } from '../engine/system-prompt.js';
 import { toolSessionContext } from '../tools/tool-context.js';
 import { DEFAULT_TOOL_ENV_POLICY } from '../tools/tool-env.js';
 import { openStore, storeSpec } from '../store/open-store.js';
+import { ForeignSourcesStore } from '../store/foreign-sources.js';
+import { foreignHomesFromEnv } from './foreign-homes-env.js';
 import type { SessionStore } from '../store/session-store.js';
 import { ExitCode, exitCodeFor, exitCodeForAbort } from '../wire/exit-codes.js';
 import { serializeLine } from '../wire/line-framer.js';
@@ -25,6 +27,8 @@ import { faultHookFromEnv } from './fault-hook.js';
 import { outlineFromEnv, outlineScanFromEnv } from './outline-env.js';
 import { configuredModel, lazyProvider, type ProviderEnv } from './provider-factory.js';
 import { MEND_VERSION } from './version.js';
+import { selectMcpServers, type McpServerSelection } from './mcp-servers.js';
+import { killAllServerGroups } from '../tools/mcp/process-groups.js';
 
 export interface MainIo {
   stdin: NodeJS.ReadStream | (NodeJS.ReadableStream & { isTTY?: boolean });
@@ -107,6 +111,8 @@ export type ComposeOptions = Pick<RunOptions, 'provider' | 'scriptedResponses' |
   Partial<Pick<RunOptions, 'addDirs' | 'toolEnv' | 'store' | 'fallbackModel'>> & {
     /** A JSONL home of this run's own instead of MEND_HOME / --store (--no-session-persistence). */
     privateHome?: string | undefined;
+    /** Other agents' session files open in place through the store (default); false for the store's own commands. */
+    foreignSources?: boolean;
   };
 
 /** The session store the flags and the environment name: --store, else MEND_STORE, else JSONL under MEND_HOME. */
@@ -126,7 +132,8 @@ export async function composeStore(io: MainIo, flag: string | undefined, private
 
 export async function compose(io: MainIo, options: ComposeOptions, signal?: AbortSignal): Promise<Composition> {
   const now = () => new Date().toISOString();
-  const store = await composeStore(io, options.store, options.privateHome);
+  const own = await composeStore(io, options.store, options.privateHome);
+  const store = options.foreignSources === false ? own : new ForeignSourcesStore(own);
   const env = providerEnv(io.env);
   // Read from the environment now, while it still holds the credentials (main removes them).
   const toolSession = toolSessionContext({
@@ -166,6 +173,7 @@ export async function compose(io: MainIo, options: ComposeOptions, signal?: Abor
     // process.hrtime rather than performance.now(): the global loads perf_hooks on first use (1.5 ms of a start-up).
     clock: () => Number(process.hrtime.bigint()) / 1e6,
     provider: (model) => lazyProvider({ ...options, model }, env),
+    foreignHomes: foreignHomesFromEnv(io.env, homedir()),
     ...(signal ? { signal } : {}),
   };
   return { store, runtime, forCwd: (cwd) => ({ ...runtime, ...project(cwd) }) };
@@ -197,7 +205,13 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
   ) {
     let composed: Composition;
     try {
-      composed = await compose(io, { provider: undefined, scriptedResponses: undefined, baseUrl: undefined, store: (parsed as { store?: string }).store });
+      composed = await compose(io, {
+        provider: undefined,
+        scriptedResponses: undefined,
+        baseUrl: undefined,
+        store: (parsed as { store?: string }).store,
+        foreignSources: parsed.command === 'plan' || parsed.command === 'sessions-list',
+      });
     } catch (error) {
       io.stderr.write(`mend: error [${errorCodeOf(error)}]: ${errorMessageOf(error)}\n`);
       return exitCodeFor(errorCodeOf(error));
@@ -208,7 +222,15 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
     io.stdout.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EPIPE') stdoutClosed = true;
     });
-    const done = (code: number) => (stdoutClosed ? ExitCode.stdoutClosed : code);
+    // A pipe's writes complete later: the EPIPE of the last one arrives after the command
+    // returned. Waiting for stdout to take an empty write (its callback runs after every
+    // earlier write settled) lets the exit code see it.
+    const flushed = () =>
+      new Promise<void>((resolve) => ((io.stdout as { writableEnded?: boolean }).writableEnded ? resolve() : io.stdout.write('', () => resolve())));
+    const done = async (code: number) => {
+      await flushed();
+      return stdoutClosed ? ExitCode.stdoutClosed : code;
+    };
     try {
       if (parsed.command === 'plan') {
         const { planCommand } = await import('./plan-command.js');
@@ -256,9 +278,26 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
       // --debug-file (Claude's SDK passes it for its debug option): the diagnostics go to that file, not stderr.
       const debugFile = options.debugFile === undefined ? undefined : createWriteStream(resolve(io.cwd, options.debugFile), { flags: 'a' });
       if (debugFile) debugFile.on('error', () => undefined);
+      const debugOut = debugFile ?? io.stderr;
+      // MCP servers' stderr and connection events: the debug log.
+      host.runtime.mcpLog = (line) => {
+        if (options.debug) debugOut.write(`mend[debug]: ${line.replace(/[\r\n]+$/, '')}\n`);
+      };
+      // Every exit path stops the servers' process groups (a signal's too: the front end returns first, then this runs).
+      process.once('exit', killAllServerGroups);
+      let mcp: McpServerSelection;
       try {
-        return await runFrontEnd(options, debugFile ? { ...host, stderr: debugFile as unknown as HostEnv['stderr'] } : host);
+        mcp = selectMcpServers(options, { cwd: io.cwd, home: io.env['MEND_HOME'] || join(homedir(), '.mend') });
+      } catch (error) {
+        return reportEarlyError(io, argv, errorCodeOf(error), errorMessageOf(error));
+      }
+      try {
+        return await runFrontEnd(
+          { ...options, mcpServers: mcp.specs, mcpFailed: mcp.failed },
+          debugFile ? { ...host, stderr: debugFile as unknown as HostEnv['stderr'] } : host,
+        );
       } finally {
+        killAllServerGroups();
         debugFile?.end();
         await host.runtime.store.close();
         if (privateHome !== undefined) rmSync(privateHome, { recursive: true, force: true });

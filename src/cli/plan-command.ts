@@ -8,6 +8,8 @@ import type { HostEnv } from '../runtime/host-env.js';
 import { SessionRuntime } from '../runtime/session-runtime.js';
 import { ExitCode, exitCodeFor } from '../wire/exit-codes.js';
 import { toRecoverySummary } from '../frontends/shared/recovery-summary.js';
+import { stripControlSequences } from '../frontends/shared/output-sink.js';
+import { plural } from '../recovery/visible-notice.js';
 
 /** What the one-shot commands (plan, sessions, store) use of the one host environment. */
 export type CommandIo = Pick<HostEnv, 'runtime' | 'stdout' | 'stderr'>;
@@ -51,6 +53,18 @@ export async function planCommand(args: { target: string; json: boolean; full: b
           : null,
         history: summary.history,
       };
+      const origin = loaded.conversation.origin;
+      if (origin) {
+        out['agent'] = origin.agent;
+        out['agentVersion'] = origin.agentVersion;
+        out['source'] = {
+          path: origin.path,
+          sha256: origin.sha256,
+          sessionId: origin.sessionId,
+          imported: origin.imported,
+          ...(origin.planId ? { planId: origin.planId } : {}),
+        };
+      }
       if (args.full) {
         const full = await runtime.loadHistory();
         out['originalApiHistory'] = full?.plan.originalApiHistory ?? [];
@@ -59,14 +73,20 @@ export async function planCommand(args: { target: string; json: boolean; full: b
       io.stdout.write(`${JSON.stringify(out)}\n`);
       return ExitCode.success;
     }
+    const origin = loaded.conversation.origin;
     const lines = [
+      ...(origin
+        ? [
+            `agent     ${origin.agent}${origin.agentVersion ? ` ${origin.agentVersion}` : ''}${origin.imported ? ` (copied from ${origin.path}, sha256 ${origin.sha256.slice(0, 16)}…${origin.planId ? `, source plan ${origin.planId}` : ''})` : ' (read in place, never written)'}`,
+          ]
+        : []),
       `session   ${plan.sessionId}`,
       `file      ${path}`,
       `plan      ${plan.planId}`,
       `kind      ${plan.kind} (cause: ${plan.cause})`,
       `policy    can continue: ${yes(plan.canContinue)}, auto-continue: ${yes(plan.canAutoContinue)}, needs confirmation: ${yes(plan.requiresUserConfirmation)}`,
-      `attempts  ${plan.previousAttempts} earlier recovery attempt(s)`,
-      `history   ${summary.history.records} records, ${summary.history.api_entries} API entries, ${summary.history.gaps} gap(s), ${summary.history.malformed_lines} malformed line(s)${summary.history.torn_tail ? ', torn tail' : ''}`,
+      `attempts  ${plural(plan.previousAttempts, 'earlier recovery attempt')}`,
+      `history   ${plural(summary.history.records, 'record')}, ${plural(summary.history.api_entries, 'API entry', 'API entries')}, ${plural(summary.history.gaps, 'gap')}, ${plural(summary.history.malformed_lines, 'malformed line')}${summary.history.torn_tail ? ', torn tail' : ''}`,
       `repairs   ${plan.repairs.length === 0 ? 'none' : ''}`,
       ...plan.repairs.map(
         (r) =>
@@ -85,13 +105,14 @@ export async function planCommand(args: { target: string; json: boolean; full: b
       `continue  ${plan.continuation ? `${plan.continuation.mode}: ${plan.continuation.displayText}` : 'nothing to continue'}`,
     ];
     if (plan.visibleNotice) lines.push('', plan.visibleNotice);
-    io.stdout.write(`${lines.join('\n')}\n`);
+    // Session content comes from elsewhere too (imports, Qwen Code logs): shown, never interpreted.
+    io.stdout.write(`${stripControlSequences(lines.join('\n'))}\n`);
     return ExitCode.success;
   } catch (error) {
     const code = errorCodeOf(error);
     const message = errorMessageOf(error);
     if (args.json) io.stdout.write(`${JSON.stringify({ error: { code, message } })}\n`);
-    io.stderr.write(`mend: error [${code}]: ${message}\n`);
+    io.stderr.write(`mend: error [${code}]: ${stripControlSequences(message)}\n`);
     return exitCodeFor(code);
   }
 }

@@ -51,15 +51,30 @@ async function build(options: ProviderOptions, env: ProviderEnv): Promise<ModelP
   const model = options.model ?? env.OPENAI_MODEL;
   if (!env.OPENAI_API_KEY) throw new MendError('provider_config_missing', 'no API key: set OPENAI_API_KEY (or use --scripted-responses FILE)');
   if (!model) throw new MendError('provider_config_missing', 'no model: pass --model or set OPENAI_MODEL');
+  const baseURL = options.baseUrl ?? env.OPENAI_BASE_URL;
+  if (baseURL !== undefined && baseURL !== '') checkBaseUrl(baseURL, options.baseUrl !== undefined ? '--base-url' : 'OPENAI_BASE_URL');
   const { OpenAIProvider } = await import('../providers/openai-provider.js');
   const retries = env.MEND_OPENAI_MAX_RETRIES === undefined ? undefined : Number(env.MEND_OPENAI_MAX_RETRIES);
   const settings = {
     apiKey: env.OPENAI_API_KEY,
-    baseURL: options.baseUrl ?? env.OPENAI_BASE_URL,
+    baseURL,
     maxRetries: retries !== undefined && Number.isInteger(retries) && retries >= 0 ? retries : undefined,
   };
   const primary = new OpenAIProvider({ ...settings, model });
   if (!options.fallbackModel || options.fallbackModel === model) return primary;
   const { FallbackProvider } = await import('../providers/fallback-provider.js');
   return new FallbackProvider(primary, new OpenAIProvider({ ...settings, model: options.fallbackModel }));
+}
+
+/** `localhost:8000/v1` (no scheme) would fail only as a failed request, recorded in the session: refuse it first. */
+function checkBaseUrl(value: string, source: string): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new MendError('provider_config_missing', `${source} must be an http:// or https:// URL (got ${JSON.stringify(value)})`);
+  }
 }

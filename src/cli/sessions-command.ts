@@ -6,6 +6,7 @@ import { errorCodeOf, errorMessageOf } from '../errors.js';
 import { listProjectSessions, type ProjectSessionRow } from '../runtime/list-sessions.js';
 import type { RuntimeDeps } from '../runtime/session-runtime.js';
 import { ExitCode, exitCodeFor } from '../wire/exit-codes.js';
+import { stripControlSequences } from '../frontends/shared/output-sink.js';
 import type { CommandIo } from './plan-command.js';
 
 export type SessionListing = Pick<
@@ -38,19 +39,25 @@ export async function sessionsListCommand(args: { json: boolean }, io: CommandIo
     } else if (rows.length === 0) {
       io.stdout.write('no sessions for this project\n');
     } else {
+      // Session content comes from elsewhere too (imports, Qwen Code logs): shown, never interpreted.
+      const print = (line: string) => io.stdout.write(`${stripControlSequences(line)}\n`);
       for (const r of rows) {
         if (r.error) {
-          io.stdout.write(`${r.id || r.path}  unreadable: [${r.error.code}] ${r.error.message}\n`);
+          print(`${r.id || r.path}  unreadable: [${r.error.code}] ${r.error.message}`);
           continue;
         }
-        const prompt = (r.firstPrompt ?? '').replace(/\s+/g, ' ').slice(0, 60);
-        io.stdout.write(`${r.id}  ${r.lastUpdate ?? '-'}  ${String(r.records).padStart(5)} records  ${r.kind.padEnd(18)}  ${r.cause.padEnd(7)}  ${prompt}\n`);
+        const prompt = stripControlSequences(r.firstPrompt ?? '')
+          .replace(/\s+/g, ' ')
+          .slice(0, 60);
+        print(
+          `${r.id}  ${r.lastUpdate ?? '-'}  ${String(r.records).padStart(5)} ${r.records === 1 ? 'record ' : 'records'}  ${r.kind.padEnd(18)}  ${r.cause.padEnd(7)}  ${prompt}`,
+        );
       }
     }
     return ExitCode.success;
   } catch (error) {
     const code = errorCodeOf(error);
-    io.stderr.write(`mend: error [${code}]: ${errorMessageOf(error)}\n`);
+    io.stderr.write(`mend: error [${code}]: ${stripControlSequences(errorMessageOf(error))}\n`);
     return exitCodeFor(code);
   }
 }

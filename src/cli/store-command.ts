@@ -4,11 +4,14 @@
  * or upgrading the PostgreSQL schema. Export and listing never write.
  */
 import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { MendError } from '../errors.js';
 import type { Readable, Writable } from 'node:stream';
 import { errorCodeOf, errorMessageOf } from '../errors.js';
 import { migrateStore } from '../store/open-store.js';
 import { exportSession, importSession } from '../store/session-transfer.js';
 import { ExitCode, exitCodeFor } from '../wire/exit-codes.js';
+import { plural } from '../recovery/visible-notice.js';
 import type { CommandIo } from './plan-command.js';
 
 export type StoreCommand = { command: 'sessions-export'; target: string } | { command: 'sessions-import'; source: string } | { command: 'store-migrate' };
@@ -19,13 +22,24 @@ export async function storeCommand(args: StoreCommand, io: CommandIo & { stdin: 
     switch (args.command) {
       case 'sessions-export': {
         const ref = await store.resolve(scope, args.target);
-        await exportSession(store, ref, io.stdout as Writable, { end: false });
+        const result = await exportSession(store, ref, io.stdout as Writable, { end: false });
+        // The export is what can travel (exit 0); a line left behind is said, never silently dropped.
+        for (const skipped of result.skipped.slice(0, MAX_LISTED_SKIPS)) {
+          io.stderr.write(`mend: warning: line ${skipped.line} not exported: ${skipped.reason}\n`);
+        }
+        if (result.skipped.length > MAX_LISTED_SKIPS) io.stderr.write(`mend: warning: ${result.skipped.length - MAX_LISTED_SKIPS} more lines not exported\n`);
+        if (result.skipped.length > 0) {
+          io.stderr.write(
+            `mend: exported ${plural(result.records, 'record')} of ${ref.sessionId || ref.location}; skipped ${plural(result.skipped.length, 'damaged line')} (mend plan shows them as malformed lines)\n`,
+          );
+        }
         return ExitCode.success;
       }
       case 'sessions-import': {
-        const input = (args.source === '-' ? io.stdin : createReadStream(args.source)) as Readable;
+        // `-` (or nothing) is stdin, as the usage line `[FILE|-]` says.
+        const input = (args.source === '-' || args.source === '' ? io.stdin : await openImportFile(args.source)) as Readable;
         const result = await importSession(store, scope, input, { who: identity });
-        io.stderr.write(`mend: imported session ${result.ref.sessionId} (${result.records} records) into ${store.kind}\n`);
+        io.stderr.write(`mend: imported session ${result.ref.sessionId} (${plural(result.records, 'record')}) into ${store.kind}\n`);
         io.stdout.write(`${JSON.stringify({ sessionId: result.ref.sessionId, records: result.records, store: store.kind })}\n`);
         return ExitCode.success;
       }
@@ -39,4 +53,21 @@ export async function storeCommand(args: StoreCommand, io: CommandIo & { stdin: 
     io.stderr.write(`mend: error [${errorCodeOf(error)}]: ${errorMessageOf(error)}\n`);
     return exitCodeFor(errorCodeOf(error));
   }
+}
+
+/** Warnings listed one by one before a count stands for the rest. */
+const MAX_LISTED_SKIPS = 20;
+
+/** The import file, opened before anything else: one that cannot be read is the caller's mistake (usage), not an internal error. */
+async function openImportFile(path: string): Promise<Readable> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+    if (!(await handle.stat()).isFile()) throw Object.assign(new Error('not a regular file'), { code: 'EISDIR' });
+  } catch (error) {
+    await handle?.close();
+    const e = error as NodeJS.ErrnoException;
+    throw new MendError('usage', `cannot read the import file ${path}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`, { path });
+  }
+  return createReadStream(path, { fd: handle.fd });
 }

@@ -35,9 +35,13 @@ export interface ToolRunOutcome {
   output: string;
   isError: boolean;
   display?: string;
+  /** Recorded in the result's response beside output/error (an MCP result's blocks); the model reads `output`. */
+  details?: Record<string, unknown>;
 }
 
 export interface ToolPort {
+  /** Resolves once the set of tools is current (a tool source that changes: MCP servers); awaited before each model request. */
+  ready?(): Promise<void>;
   declarations(): ToolDeclaration[];
   run(call: ToolCall, signal: AbortSignal): Promise<ToolRunOutcome>;
 }
@@ -168,6 +172,7 @@ export class AgentSession {
         if (!check.ok) throw new MendError('invalid_history', `history is not provider-safe: ${check.problems.join('; ')}`);
 
         const provider = await this.deps.provider();
+        await this.deps.tools.ready?.();
         const messageId = `msg_${this.deps.newId()}`;
         const acc = new ResponseAccumulator();
         const apiStart = this.deps.clock();
@@ -224,8 +229,9 @@ export class AgentSession {
         const record = this.deps.builder.assistant(response.parts, provider.model, response.usage);
         const calls = response.parts.filter((p) => p.functionCall).map((p) => p.functionCall!);
         if (response.parts.length > 0) {
-          // Durable before any tool may start: a crash now leaves a dangling call, never a lost one.
-          await this.write(record, calls.length > 0);
+          // Durable before any tool may start (a crash then leaves a dangling call, never a lost
+          // one) and before it is shown: a final answer a client saw must survive a power cut.
+          await this.write(record, true);
           this.history.push({ role: 'model', parts: response.parts });
         }
         this.deps.emit({
@@ -292,7 +298,16 @@ export class AgentSession {
             continue;
           }
           results.push(
-            await this.recordResult(call, outcome.output, outcome.isError, outcome.isError ? 'error' : 'success', outcome.display, undefined, executedArgs),
+            await this.recordResult(
+              call,
+              outcome.output,
+              outcome.isError,
+              outcome.isError ? 'error' : 'success',
+              outcome.display,
+              undefined,
+              executedArgs,
+              outcome.details,
+            ),
           );
         }
         this.history.push({ role: 'user', parts: results });
@@ -313,9 +328,11 @@ export class AgentSession {
     display?: string,
     outcome: ToolCallStatus = status,
     executedArgs?: Record<string, unknown>,
+    details?: Record<string, unknown>,
   ): Promise<Part> {
+    const base = isError ? { error: output } : { output };
     const part: Part & { functionResponse: NonNullable<Part['functionResponse']> } = {
-      functionResponse: { id: call.id, name: call.name, response: isError ? { error: output } : { output } },
+      functionResponse: { id: call.id, name: call.name, response: details ? { ...details, ...base } : base },
     };
     const record = this.deps.builder.toolResult(part, status, {
       ...(display !== undefined ? { display } : {}),

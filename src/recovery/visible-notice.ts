@@ -6,8 +6,9 @@ import type { LoadDiagnostic } from '../session/conversation.js';
 import type { RecoveryRepair, SessionRecoveryKind } from '../session/records.js';
 import type { ActiveWriter, RecoveryCause, RecoveryLastError } from './plan-types.js';
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
+/** `1 record`, `2 records`: a count with its noun (`many` for irregular plurals). Every human-readable count uses it. */
+export function plural(n: number, word: string, many = `${word}s`): string {
+  return `${n} ${n === 1 ? word : many}`;
 }
 
 /** At most this many call ids are named; a turn with 160k calls gets a count, not a list. */
@@ -79,7 +80,7 @@ export function buildVisibleNotice(input: {
       case 'interrupted_turn':
         sentences.push(
           `${stop} with ${plural(input.unfinishedCalls.length, 'unfinished tool call')} (${listCalls(input.unfinishedCalls)}).`,
-          'They were marked as failed with an unknown outcome so the history can be sent safely; nothing is re-run automatically.',
+          `${input.unfinishedCalls.length === 1 ? 'It was' : 'They were'} marked as failed with an unknown outcome so the history can be sent safely; nothing is re-run automatically.`,
           'If you continue, the model sees the failure and should check the current state before retrying.',
         );
         break;

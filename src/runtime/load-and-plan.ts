@@ -7,7 +7,9 @@ import type { TurnOutcome } from '../engine/engine-events.js';
 import type { RecordContext } from '../engine/record-builder.js';
 import type { SessionRecoveryPlan } from '../recovery/plan-types.js';
 import type { ActiveWriter } from '../session/active-writer.js';
-import type { LoadedSession } from '../session/conversation.js';
+import type { LoadedSession, SessionOrigin } from '../session/conversation.js';
+import type { ChatRecord } from '../session/records.js';
+import { FOREIGN_IMPORT_SUBTYPE, ForeignImportPayloadSchema } from '../foreign/import-record.js';
 import { isSessionId } from '../session/session-paths.js';
 import type { SessionRef, SessionStore } from '../store/session-store.js';
 import { buildPlanForSession } from '../recovery/build-plan.js';
@@ -38,7 +40,10 @@ export async function loadAndPlan(
   allowAutoContinue: boolean,
   activeWriter: ActiveWriter | null,
 ): Promise<{ loaded: LoadedSession; plan: SessionRecoveryPlan }> {
-  const loaded = buildConversation(await store.read(ref), buildOptionsFor(ref));
+  const read = await store.read(ref);
+  const loaded = buildConversation(read, buildOptionsFor(ref));
+  const origin = read.origin ?? importedOrigin(read.records[0]?.record);
+  if (origin) loaded.conversation.origin = origin;
   // A live holder is an input of the plan: a session being written is `running`, not crashed.
   return { loaded, plan: buildPlanForSession(loaded, { allowAutoContinue }, activeWriter) };
 }
@@ -49,10 +54,22 @@ export async function loadAndPlan(
  * records it leaves out (test/session/outline/history-readers.test.ts).
  */
 export async function loadPlanHead(store: SessionStore, ref: SessionRef, allowAutoContinue: boolean, activeWriter: ActiveWriter | null): Promise<OutlinePlan> {
-  return planFromOutline(await store.readOutline(ref), buildOptionsFor(ref), { allowAutoContinue }, activeWriter);
+  const outline = await store.readOutline(ref);
+  const planned = planFromOutline(outline, buildOptionsFor(ref), { allowAutoContinue }, activeWriter);
+  const origin =
+    outline.read.origin ?? importedOrigin(outline.source.count > 0 && outline.source.type(0) === 'system' ? outline.source.full([0])[0] : undefined);
+  if (origin) planned.loaded.conversation.origin = origin;
+  return planned;
 }
 
 /** An empty or fully damaged log names no session; its ref may. */
 function buildOptionsFor(ref: SessionRef): BuildOptions {
   return isSessionId(ref.sessionId) ? { fallbackSessionId: ref.sessionId } : {};
+}
+
+/** The provenance a session copied from another agent's file starts with (foreign-import.ts). */
+function importedOrigin(first: ChatRecord | undefined): SessionOrigin | undefined {
+  if (first?.type !== 'system' || first.subtype !== FOREIGN_IMPORT_SUBTYPE) return undefined;
+  const payload = ForeignImportPayloadSchema.safeParse(first.systemPayload);
+  return payload.success ? { ...payload.data, imported: true } : undefined;
 }

@@ -12,6 +12,8 @@ import type { RefusalCode } from '../wire/error-codes.js';
 import type { ProjectScope, SessionStore, WriterIdentity } from '../store/session-store.js';
 import type { ToolSessionContext } from '../tools/tool-context.js';
 import type { ToolFilter } from './tool-port.js';
+import type { ForeignHomes } from '../foreign/homes.js';
+import type { McpServerSpec } from '../tools/mcp/mcp-config.js';
 
 export interface RuntimeSettings {
   model: string | undefined;
@@ -26,6 +28,8 @@ export interface RuntimeSettings {
   appendSystemPrompt?: string | undefined;
   /** Which tools are offered: `only` (undefined: all) minus `exclude`. A call to another is refused, never run. */
   tools?: ToolFilter | undefined;
+  /** MCP servers started with the session (--mcp-config, settings, a host's or editor's list). */
+  mcpServers?: McpServerSpec[] | undefined;
 }
 
 export interface RuntimeDeps {
@@ -44,6 +48,12 @@ export interface RuntimeDeps {
   toolSession?: ToolSessionContext;
   /** The built-in system prompt (src/engine/system-prompt.ts), built by the composition root. */
   baseSystemPrompt?: () => string;
+  /** Where other agents keep their sessions (listed with `sessions list --agent`, the ACP and daemon lists, the TUI picker). */
+  foreignHomes?: ForeignHomes;
+  /** Where MCP servers' stderr and connection events go (the debug log). */
+  mcpLog?: (line: string) => void;
+  /** How long an MCP server may take to connect (default 30 s). */
+  mcpConnectTimeoutMs?: number;
   /** Process-wide stop (a signal): aborts the running turn with its reason and ends the queue. */
   signal?: AbortSignal;
 }

@@ -18,13 +18,16 @@ import type { RecoveryPlanHead, SessionRecoveryPlan } from '../recovery/plan-typ
 import type { ActiveWriter } from '../session/active-writer.js';
 import type { LoadedHead, LoadedSession } from '../session/conversation.js';
 import { turnAbortReasonOf, type Part } from '../session/records.js';
-import { isSessionId } from '../session/session-paths.js';
+import { canonicalSessionId, isSessionId } from '../session/session-paths.js';
 import type { ApprovalMode } from '../wire/approval-modes.js';
 import type { RefusalCode } from '../wire/error-codes.js';
 import type { SessionRef, WriterLease } from '../store/session-store.js';
 import { REFUSAL_MESSAGES, decideRecoveryAction, type Decision, type RunIntent } from './continuation-policy.js';
 import { forkInto } from './fork-session.js';
 import { approvalGate, createToolPort, type AskHost } from './tool-port.js';
+import { McpHub, type McpServerStatus } from '../tools/mcp/mcp-hub.js';
+import type { McpServerSpec } from '../tools/mcp/mcp-config.js';
+import type { McpMessageChannel } from '../tools/mcp/control-channel-transport.js';
 import { TurnQueue } from './turn-queue.js';
 import { contextFor, loadAndPlan, loadPlanHead, refusedOutcome } from './load-and-plan.js';
 import type { ContinueAnswer, OpenRequest, RuntimeDeps, RuntimeEvent, RuntimeSettings } from './runtime-types.js';
@@ -46,6 +49,8 @@ export class SessionRuntime {
   private closed = false;
   /** The label a front end gave the turn that is running (see `turnLabel`). */
   private runningLabel: string | undefined;
+  /** The session's MCP servers: started with a session that may run tools, stopped by close(). */
+  private readonly mcp: McpHub;
 
   private constructor(
     private readonly deps: RuntimeDeps,
@@ -64,6 +69,47 @@ export class SessionRuntime {
     this.settings = { ...settings, allowedTools: [...settings.allowedTools] };
     this.recoveryPending = plan?.canContinue === true;
     this.queue = new TurnQueue(deps.signal);
+    this.mcp = new McpHub({
+      clientVersion: deps.version,
+      log: deps.mcpLog ?? (() => undefined),
+      cwd: deps.cwd,
+      ...(deps.mcpConnectTimeoutMs !== undefined ? { connectTimeoutMs: deps.mcpConnectTimeoutMs } : {}),
+      ...(deps.toolSession ? { baseEnv: deps.toolSession.env } : {}),
+    });
+    // An inspecting run never runs a tool: its servers are not started.
+    if ((lease !== null || leaseOnDemand) && settings.mcpServers?.length) this.mcp.add(settings.mcpServers);
+  }
+
+  // ---- MCP servers --------------------------------------------------------------------------
+
+  /** More MCP servers (a host's initialize, an editor's session/new); `channel` carries the host's in-process (sdk) servers. */
+  addMcpServers(specs: readonly McpServerSpec[], channel?: McpMessageChannel): void {
+    this.mcp.add(specs, channel);
+  }
+
+  /** A server whose configuration could not be read: listed as failed, the session runs without it. */
+  addFailedMcpServer(name: string, error: string): void {
+    this.mcp.addFailed(name, error);
+  }
+
+  /** Each MCP server and its status (`pending`, `connected`, `failed` with the reason). */
+  mcpServerStatuses(): McpServerStatus[] {
+    return this.mcp.statuses();
+  }
+
+  /** Names of the MCP tools offered now. */
+  mcpToolNames(): string[] {
+    return this.mcp.tools().map((tool) => tool.name);
+  }
+
+  /** Resolves once every MCP server added so far is connected or failed. */
+  mcpSettled(): Promise<void> {
+    return this.mcp.settled();
+  }
+
+  /** A message a host sent for one of its SDK servers; false when no such server. */
+  deliverMcpMessage(server: string, message: unknown): boolean {
+    return this.mcp.deliver(server, message);
   }
 
   // ---- opening ------------------------------------------------------------------------------
@@ -72,7 +118,7 @@ export class SessionRuntime {
     const { store, scope } = deps;
     const write = request.access === 'write';
     if (request.target.type === 'new') {
-      const sessionId = request.target.sessionId ?? deps.newId();
+      const sessionId = canonicalSessionId(request.target.sessionId ?? deps.newId());
       if (!isSessionId(sessionId)) throw new MendError('usage', `--session-id must be a UUID: ${sessionId}`);
       const ref = await store.newSession(scope, sessionId);
       const lease = write ? await store.acquire(ref, deps.identity) : null;
@@ -96,7 +142,7 @@ export class SessionRuntime {
           { ...holder },
         );
       }
-      const sessionId = request.fork.sessionId ?? deps.newId();
+      const sessionId = canonicalSessionId(request.fork.sessionId ?? deps.newId());
       const ref = await store.newSession(scope, sessionId);
       const lease = await store.acquire(ref, deps.identity);
       try {
@@ -428,6 +474,7 @@ export class SessionRuntime {
     if (this.closed) return;
     this.closed = true;
     await this.queue.drain();
+    await this.mcp.close();
     await this.lease?.release();
     this.lease = null;
   }
@@ -472,6 +519,8 @@ export class SessionRuntime {
     this.emit({ type: 'turn_started', trigger });
     let outcome: TurnOutcome;
     try {
+      // A turn offers the tools of every server that is up: it waits for those still connecting (each bounded).
+      await this.mcp.settled();
       const agent = this.agentForTurn();
       outcome = await body(agent, this.queue.signal());
     } catch (error) {
@@ -497,14 +546,15 @@ export class SessionRuntime {
     // A leased runtime's plan carries its histories: it was loaded whole under the lease.
     const history = this.agent ? this.agent.history : structuredClone(this.withHistories()?.plan.apiHistory ?? []);
     const builder = this.recordBuilder();
-    const gate: ApprovalGate = approvalGate(this.settings, () => this.askHost());
+    const mcpTools = this.mcp;
+    const gate: ApprovalGate = approvalGate(this.settings, () => this.askHost(), mcpTools);
     this.agent = new AgentSession({
       sessionId: this.sessionId,
       history,
       builder,
       sink: lease,
       provider: this.deps.provider(this.settings.model),
-      tools: this.deps.tools ?? createToolPort(this.deps.cwd, this.deps.toolSession, () => this.settings.tools),
+      tools: this.deps.tools ?? createToolPort(this.deps.cwd, this.deps.toolSession, () => this.settings.tools, undefined, mcpTools),
       systemPrompt: () => this.systemPrompt(),
       backpressure: () => this.backpressure?.(),
       approve: async (call, signal) => {

@@ -20,7 +20,15 @@ export type LoadDiagnostic =
   /** A later fragment names another parent than the first one, whose parent is kept (as Qwen Code does). */
   | { code: 'conflicting_parent_uuid'; line: number; uuid: string; keptParentUuid: string | null; parentUuid: string | null }
   | { code: 'parent_cycle'; uuid: string; beforeCheckpoint: boolean }
-  | { code: 'invalid_system_payload'; uuid: string; subtype: string; reason: string };
+  | { code: 'invalid_system_payload'; uuid: string; subtype: string; reason: string }
+  /** NUL bytes in a line (a power loss extends a file before its data is written); the rest of the line is read. */
+  | { code: 'nul_bytes'; line: number; bytes: number }
+  /** Rows of a type the reader of another agent's format does not know: counted, never fatal (`line`: the first). */
+  | { code: 'unknown_row_type'; line: number; rowType: string; count: number }
+  /** A row another agent's reader could not use (a known type in an unknown shape, a line out of order). */
+  | { code: 'foreign_row_skipped'; line: number; rowType: string; reason: string }
+  /** A Codex rollout line without the `ordinal` its other lines carry (read in file order all the same). */
+  | { code: 'missing_ordinal'; line: number };
 
 export type LoadDiagnosticCode = LoadDiagnostic['code'];
 
@@ -44,6 +52,24 @@ export interface TurnFailedMarker {
   uuid: string;
   code: string;
   message: string;
+}
+
+/**
+ * Where a session came from when another agent wrote it: read in place (`imported`
+ * false), or copied into mend's store (`imported` true, from its `foreign_import` record).
+ */
+export interface SessionOrigin {
+  agent: string;
+  agentVersion: string | null;
+  /** The owner's session id. */
+  sessionId: string | null;
+  /** The file read. */
+  path: string;
+  /** SHA-256 of the bytes read (hex). */
+  sha256: string;
+  /** The plan id of the source as read in place (set once imported). */
+  planId?: string | undefined;
+  imported: boolean;
 }
 
 /**
@@ -82,6 +108,8 @@ export interface ConversationHead {
   sidechainRecords?: number;
   /** The cwd of the last record of the active chain that names one, or null. */
   recordedCwd: string | null;
+  /** Set for a session another agent wrote (read in place or imported). */
+  origin?: SessionOrigin;
 }
 
 export interface ConversationRecord extends ConversationHead {

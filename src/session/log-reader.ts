@@ -14,7 +14,7 @@
  * A whitespace-only last line is blank, like any other.
  */
 import { MendError } from '../errors.js';
-import type { LoadDiagnostic, ReadRecord } from './conversation.js';
+import type { LoadDiagnostic, ReadRecord, SessionOrigin } from './conversation.js';
 import { DEFAULT_BLOCK_SIZE, bytesLineBlocks, decodeLine, readLineBlocks, type LineBlocksEnd } from './line-blocks.js';
 import { mergePieces } from './record-merge.js';
 import { MAX_RECORD_DEPTH } from './nesting-depth.js';
@@ -33,6 +33,8 @@ export interface ReadResult {
   endsWithNewline: boolean;
   /** Number of lines, counting a final line without '\n'. */
   lines: number;
+  /** Set when the file is another agent's session, read in place (src/foreign). */
+  origin?: SessionOrigin;
 }
 
 export interface ReadOptions {

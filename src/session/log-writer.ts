@@ -9,7 +9,7 @@
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
 import { MendError } from '../errors.js';
-import { ensurePrivateParentDir } from './private-dirs.js';
+import { ensurePrivateParentDir, syncDirBestEffort } from './private-dirs.js';
 import type { ChatRecord } from './records.js';
 import { validateChatRecord } from './record-validation.js';
 
@@ -188,15 +188,7 @@ export class SessionWriter {
 
   /** Best effort: some file systems refuse fsync on a folder, and the record itself is already synced. */
   private syncParentDir(): void {
-    let dirFd = -1;
-    try {
-      dirFd = this.io.openSync(dirname(this.path), 'r');
-      this.io.fsyncSync(dirFd);
-    } catch {
-      // ignored, see above
-    } finally {
-      if (dirFd >= 0) this.io.closeSync(dirFd);
-    }
+    syncDirBestEffort(dirname(this.path), this.io);
   }
 }
 

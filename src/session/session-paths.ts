@@ -14,6 +14,16 @@ export function isSessionId(value: string): boolean {
   return UUID_RE.test(value);
 }
 
+/**
+ * A session id's one spelling: lower case. A UUID names the same session whatever its
+ * case, so every store keys sessions (files, rows, locks) by this form, never by the
+ * spelling a caller typed: otherwise `ABC…` and `abc…` would be two sessions, each
+ * with its own lock.
+ */
+export function canonicalSessionId(value: string): string {
+  return isSessionId(value) ? value.toLowerCase() : value;
+}
+
 export function isSessionFileName(name: string): boolean {
   return SESSION_FILE_RE.test(name);
 }
@@ -31,7 +41,7 @@ export function projectDir(home: string, projectRoot: string): string {
 export function sessionLogPath(home: string, projectRoot: string, sessionId: string): string {
   // The id becomes a file name: anything but a UUID could point elsewhere.
   if (!isSessionId(sessionId)) throw new MendError('usage', `Not a session id (expected a UUID): ${JSON.stringify(sessionId)}`);
-  return join(projectDir(home, projectRoot), `${sessionId}.jsonl`);
+  return join(projectDir(home, projectRoot), `${canonicalSessionId(sessionId)}.jsonl`);
 }
 
 /** Session log files in a chats folder, sorted by name; none when the folder does not exist. */

@@ -5,8 +5,9 @@
  * libpq PG* variables). Opening connects to nothing: the first read or write
  * does, and an unreachable server is then a `store_unavailable` error.
  */
+import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { MendError } from '../errors.js';
 import type { WriteFaultHook } from '../session/log-writer.js';
 import type { OutlineParallel } from '../session/outline/history-reader.js';
@@ -36,6 +37,7 @@ export function storeSpec(flag: string | undefined, env: Env): string {
 export async function openStore(spec: string, env: Env, options: OpenStoreOptions = {}): Promise<SessionStore> {
   if (spec === 'jsonl') {
     const home = options.home ?? (env['MEND_HOME'] || join(homedir(), '.mend'));
+    checkHome(home);
     return new JsonlSessionStore({
       home,
       ...(options.faultHook ? { faultHook: options.faultHook } : {}),
@@ -60,4 +62,24 @@ export async function openStore(spec: string, env: Env, options: OpenStoreOption
 export async function migrateStore(store: SessionStore): Promise<MigrationResult> {
   if (store.kind === 'postgres') return (store as PostgresSessionStore).migrate();
   return { applied: [], version: 0 };
+}
+
+/**
+ * A home that is a file (or lies under one) cannot hold sessions: said at once as a store
+ * error, rather than as "no sessions" on a listing and an internal error on the first write.
+ * A home that does not exist yet is fine (the first write makes it).
+ */
+function checkHome(home: string): void {
+  for (let dir = home; ; dir = dirname(dir)) {
+    let isDirectory: boolean;
+    try {
+      isDirectory = statSync(dir).isDirectory();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if ((code === 'ENOENT' || code === 'ENOTDIR') && dirname(dir) !== dir) continue;
+      throw new MendError('store_unavailable', `the session home ${home} cannot be used: ${(error as Error).message}`, { home });
+    }
+    if (isDirectory) return;
+    throw new MendError('store_unavailable', `the session home ${home} (MEND_HOME) is not a directory: ${dir} is a file`, { home });
+  }
 }

@@ -13,6 +13,7 @@ import type { ActiveWriter } from '../session/active-writer.js';
 import type { ReadResult } from '../session/log-reader.js';
 import type { SessionOutline } from '../session/outline/history-reader.js';
 import type { ChatRecord } from '../session/records.js';
+import type { ForeignAgent } from '../foreign/adapter.js';
 
 export type StoreKind = 'jsonl' | 'postgres';
 
@@ -23,6 +24,8 @@ export interface SessionRef {
   /** The project root the session belongs to (where it was opened from). */
   readonly projectRoot: string;
   readonly location: string;
+  /** Set for another agent's session file, read in place: never written, never leased (src/store/foreign-sources.ts). */
+  readonly foreign?: { readonly agent: ForeignAgent };
 }
 
 /** Who is taking a writer lease: reported to others as the session's activeWriter. */

@@ -22,6 +22,7 @@ import ndjson from 'ndjson';
 import { MendError } from '../errors.js';
 import { validateChatRecord } from '../session/record-validation.js';
 import type { ChatRecord } from '../session/records.js';
+import { canonicalSessionId } from '../session/session-paths.js';
 import type { ProjectScope, SessionRef, SessionStore, WriterIdentity } from './session-store.js';
 
 export interface ExportResult {
@@ -146,6 +147,12 @@ export async function importSession(store: SessionStore, scope: ProjectScope, re
       throw badLine(line, `record of session ${check.record.sessionId} in an import of session ${records[0]!.sessionId}`);
     }
     records.push(check.record);
+  }
+  // One session whatever the case its id is spelled in: records written as `ABC…` join
+  // (or collide with) the session `abc…`, never become a second one with its own lock.
+  for (const [i, record] of records.entries()) {
+    const canonical = canonicalSessionId(record.sessionId);
+    if (canonical !== record.sessionId) records[i] = { ...record, sessionId: canonical };
   }
   if (records.length === 0) throw new MendError('usage', 'Nothing to import: the input holds no records');
   const ref = await store.newSession(scope, records[0]!.sessionId);

@@ -2,8 +2,13 @@
  * File writes that a crash cannot tear: content goes to a temporary file in the same
  * directory, is flushed to disk, then renamed over the target. A reader (or a resumed
  * session) sees either the old file or the new one, never half of each.
+ *
+ * A power cut can also undo the rename (and the folders made for the file) unless the
+ * directories holding them are fsynced: a tool reports a file as written only once its
+ * name is durable too.
  */
 import { randomUUID } from 'node:crypto';
+import { constants } from 'node:fs';
 import { mkdir, open, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
@@ -11,7 +16,7 @@ export async function writeFileAtomic(path: string, content: string): Promise<vo
   // Through a symlink, write the file it points to rather than replacing the link.
   const target = await realpath(path).catch(() => path);
   const dir = dirname(target);
-  await mkdir(dir, { recursive: true });
+  const firstCreated = await mkdir(dir, { recursive: true });
   // Keep an existing file's permissions; rename would otherwise reset them.
   const mode = await stat(target).then(
     (s) => s.mode & 0o7777,
@@ -31,5 +36,31 @@ export async function writeFileAtomic(path: string, content: string): Promise<vo
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
+  }
+  await syncDir(dir);
+  for (const made of createdFolders(firstCreated, dir)) await syncDir(dirname(made));
+}
+
+/** The folders `mkdir -p` made: from the first one it reports down to `dir`. */
+function createdFolders(firstCreated: string | undefined, dir: string): string[] {
+  if (firstCreated === undefined) return [];
+  const made: string[] = [];
+  for (let current = dir; current.length >= firstCreated.length; current = dirname(current)) {
+    made.push(current);
+    if (current === firstCreated || dirname(current) === current) break;
+  }
+  return made;
+}
+
+/** Some file systems refuse fsync on a folder (EINVAL); any other failure is the write's. */
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    await handle.sync();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EINVAL' && code !== 'ENOTSUP' && code !== 'EBADF') throw error;
+  } finally {
+    await handle.close();
   }
 }

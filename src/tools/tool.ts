@@ -32,6 +32,17 @@ export interface ToolOutcome {
   display?: string;
   /** Stable category of failure; Qwen Code's ToolErrorType strings where one exists. */
   errorType?: string;
+  /** Recorded with the result beside `output` (an MCP result's content blocks and structured content); not sent as text. */
+  details?: Record<string, unknown>;
+}
+
+/** Where a tool that is not built in comes from: an MCP server (approval rules differ, see approval.ts). */
+export interface McpToolOrigin {
+  server: string;
+  /** The tool's name on its server. */
+  tool: string;
+  /** The server's `annotations.readOnlyHint`: the only MCP tools plan mode runs. */
+  readOnly: boolean;
 }
 
 export interface Tool {
@@ -41,6 +52,8 @@ export interface Tool {
   readonly parameters: Record<string, unknown>;
   readonly kind: ToolKind;
   readonly argsSchema: z.ZodType;
+  /** Set for MCP tools. */
+  readonly mcp?: McpToolOrigin;
   /** Takes the raw arguments from the model; validation failures come back as error outcomes. */
   execute(args: unknown, ctx: ToolContext): Promise<ToolOutcome>;
 }

@@ -40,6 +40,14 @@ export const SystemInitMessageSchema = z.looseObject({
 });
 export type SystemInitMessage = z.infer<typeof SystemInitMessageSchema>;
 
+export const ForeignSourceWireSchema = z.looseObject({
+  path: z.string(),
+  sha256: z.string(),
+  session_id: z.string().nullable(),
+  imported: z.boolean(),
+  plan_id: z.string().optional(),
+});
+
 export const RecoveryActionSchema = z.enum(['none', 'continue', 'awaiting_confirmation', 'refused']);
 export type RecoveryAction = z.infer<typeof RecoveryActionSchema>;
 
@@ -70,6 +78,10 @@ export const RecoverySummarySchema = z.looseObject({
   active_writer: ActiveWriterWireSchema.nullable().optional(),
   /** The known error a failed run recorded (cause `failed`). */
   last_error: z.looseObject({ code: z.string(), message: z.string() }).nullable().optional(),
+  /** Another agent wrote the session (claude, codex, gemini): read in place, or copied into mend (`source.imported`). */
+  agent: z.string().optional(),
+  agent_version: z.string().nullable().optional(),
+  source: ForeignSourceWireSchema.optional(),
 });
 export type RecoverySummary = z.infer<typeof RecoverySummarySchema>;
 

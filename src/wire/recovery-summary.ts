@@ -32,5 +32,11 @@ export const RecoverySummaryCamelSchema = z.looseObject({
     tornTail: z.boolean(),
     sidechainRecords: z.number().int(),
   }),
+  /** Another agent wrote the session (claude, codex, gemini): read in place, or copied into mend (`source.imported`). */
+  agent: z.string().optional(),
+  agentVersion: z.string().nullable().optional(),
+  source: z
+    .looseObject({ path: z.string(), sha256: z.string(), sessionId: z.string().nullable(), imported: z.boolean(), planId: z.string().optional() })
+    .optional(),
 });
 export type RecoverySummaryCamel = z.infer<typeof RecoverySummaryCamelSchema>;

@@ -13,6 +13,10 @@ export const WIRE_ERROR_CODES = [
   'session_locked',
   'no_session_to_continue',
   'session_read_failed',
+  /** A file in no session format mend knows (neither mend's nor another agent's it reads). */
+  'unknown_session_format',
+  /** Another agent's session file: read in place, never written (continue it in mend: it is copied first). */
+  'foreign_session_read_only',
   'session_write_failed',
   'session_lease_lost',
   'store_unavailable',

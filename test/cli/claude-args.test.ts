@@ -79,7 +79,9 @@ describe("Claude's SDK command line", () => {
     expect(o).toMatchObject({ fallbackModel: 'm2', debug: true, debugFile: '/tmp/d.log', addDirs: ['/tmp'], maxTurns: 3, model: 'm1' });
     expect((await run('--no-session-persistence')).noSessionPersistence).toBe(true);
     await expect(run('--no-session-persistence', '--continue')).rejects.toThrow(/temporary store/);
-    for (const flag of ['--json-schema={}', '--agent=x', '--mcp-config={}', '--resume-session-at=u', '--resume-drops-turn=true']) {
+    // MCP servers on the command line are started (test/mcp); --strict-mcp-config leaves the settings file's out.
+    expect(await run('--mcp-config={"mcpServers":{}}', '--strict-mcp-config')).toMatchObject({ mcpConfigs: ['{"mcpServers":{}}'], strictMcpConfig: true });
+    for (const flag of ['--json-schema={}', '--agent=x', '--resume-session-at=u', '--resume-drops-turn=true']) {
       await expect(run(flag), flag).rejects.toThrow(/not supported by mend/);
     }
   });

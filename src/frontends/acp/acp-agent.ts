@@ -10,6 +10,7 @@ import { realpathSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
 import { errorCodeOf, errorMessageOf } from '../../errors.js';
+import { canonicalSessionId } from '../../session/session-paths.js';
 import type { TurnOutcome } from '../../engine/engine-events.js';
 import type { HostEnv } from '../../runtime/host-env.js';
 import type { Decision } from '../../runtime/continuation-policy.js';
@@ -204,7 +205,7 @@ export class AcpAgent {
       .onRequest(m.session.resume, ({ params }) => this.open(params, false))
       .onRequest(m.session.prompt, ({ params }) => this.prompt(params))
       .onNotification(m.session.cancel, ({ params }) => {
-        this.sessions.get(params.sessionId)?.runtime.interrupt();
+        this.sessions.get(canonicalSessionId(params.sessionId))?.runtime.interrupt();
       })
       .onRequest(m.session.setMode, ({ params }) => this.setMode(params))
       .onRequest(m.session.list, ({ params }) => this.list(params))
@@ -256,14 +257,16 @@ export class AcpAgent {
   private async open(params: acp.LoadSessionRequest | acp.ResumeSessionRequest, replay: boolean): Promise<acp.LoadSessionResponse & acp.ResumeSessionResponse> {
     const meta = AcpOpenMetaSchema.safeParse((params._meta as { mend?: unknown } | null | undefined)?.mend ?? {});
     const autoContinue = meta.success && meta.data.autoContinue === true;
-    const existing = this.sessions.get(params.sessionId);
+    // A UUID in any case names one session (the daemon accepts it so too): kept under its lower-case spelling.
+    const sessionId = canonicalSessionId(params.sessionId);
+    const existing = this.sessions.get(sessionId);
     if (existing) {
-      if (existing.runtime.busy) throw requestError('turn_running', 'a turn is running in this session; cancel it or wait for its answer', params.sessionId);
-      this.sessions.delete(params.sessionId);
+      if (existing.runtime.busy) throw requestError('turn_running', 'a turn is running in this session; cancel it or wait for its answer', sessionId);
+      this.sessions.delete(sessionId);
       await existing.close();
     }
-    const runtime = await this.openRuntime(params.cwd, { type: 'resume', target: params.sessionId }, autoContinue);
-    const session = this.register(params.sessionId, runtime);
+    const runtime = await this.openRuntime(params.cwd, { type: 'resume', target: sessionId }, autoContinue);
+    const session = this.register(sessionId, runtime);
     const summary = await session.summary();
     const sends: Array<Promise<void>> = [];
     const history = replay ? await runtime.loadHistory() : null;
@@ -361,7 +364,8 @@ export class AcpAgent {
     return { sessions };
   }
 
-  private async close(sessionId: string): Promise<acp.CloseSessionResponse> {
+  private async close(spelled: string): Promise<acp.CloseSessionResponse> {
+    const sessionId = canonicalSessionId(spelled);
     const session = this.sessions.get(sessionId);
     if (!session) throw acp.RequestError.sessionNotFound(sessionId);
     this.sessions.delete(sessionId);
@@ -372,7 +376,7 @@ export class AcpAgent {
   // ---- helpers ------------------------------------------------------------------------------
 
   private session(sessionId: string): AcpSession {
-    const session = this.sessions.get(sessionId);
+    const session = this.sessions.get(canonicalSessionId(sessionId));
     if (!session) throw acp.RequestError.sessionNotFound(sessionId);
     return session;
   }

@@ -6,7 +6,7 @@
  */
 import type * as acp from '@agentclientprotocol/sdk';
 import type { TurnOutcome } from '../../engine/engine-events.js';
-import { SYNTHETIC_RESULT_REASON } from '../../recovery/synthetic-result.js';
+import { isSyntheticReason, syntheticReasonFor } from '../../recovery/synthetic-result.js';
 import type { RuntimeEvent } from '../../runtime/session-runtime.js';
 import { toolKindOf } from '../../runtime/tool-port.js';
 import type { LoadedSession } from '../../session/conversation.js';
@@ -55,7 +55,7 @@ interface RecordedResult {
 
 function isSyntheticResult(result: RecordedResult): boolean {
   const record = result.record as { recovery?: { synthetic?: unknown } } | undefined;
-  return record?.recovery?.synthetic === true || result.response.response['error'] === SYNTHETIC_RESULT_REASON;
+  return record?.recovery?.synthetic === true || isSyntheticReason(result.response.response['error']);
 }
 
 function recordedStatus(result: RecordedResult): 'completed' | 'failed' {
@@ -124,7 +124,7 @@ export function replayUpdates(loaded: LoadedSession): SessionUpdate[] {
           sessionUpdate: 'tool_call',
           ...base,
           status: 'failed',
-          content: textContent(SYNTHETIC_RESULT_REASON),
+          content: textContent(syntheticReasonFor(call.name)),
           _meta: { mend: { outcomeUnknown: true, resultRecorded: result !== undefined } },
         });
         continue;

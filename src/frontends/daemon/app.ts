@@ -66,6 +66,8 @@ const STATUS: Partial<Record<WireErrorCode, ContentfulStatusCode>> = {
   turn_running: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  unknown_session_format: 422,
+  foreign_session_read_only: 409,
   session_read_failed: 500,
   session_write_failed: 500,
   prompt_queue_full: 503,

@@ -52,6 +52,19 @@ export function toRecoverySummary(plan: RecoveryPlanHead, conversation: Conversa
     },
     active_writer: plan.activeWriter,
     last_error: plan.lastError ? { ...plan.lastError } : null,
+    ...(conversation.origin
+      ? {
+          agent: conversation.origin.agent,
+          agent_version: conversation.origin.agentVersion,
+          source: {
+            path: conversation.origin.path,
+            sha256: conversation.origin.sha256,
+            session_id: conversation.origin.sessionId,
+            imported: conversation.origin.imported,
+            ...(conversation.origin.planId ? { plan_id: conversation.origin.planId } : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -74,5 +87,18 @@ export function toRecoverySummaryCamel(plan: RecoveryPlanHead, conversation: Con
       ? { mode: plan.continuation.mode, displayText: plan.continuation.displayText, partCount: plan.continuation.parts.length }
       : null,
     history: historyCounts(plan, conversation),
+    ...(conversation.origin
+      ? {
+          agent: conversation.origin.agent,
+          agentVersion: conversation.origin.agentVersion,
+          source: {
+            path: conversation.origin.path,
+            sha256: conversation.origin.sha256,
+            sessionId: conversation.origin.sessionId,
+            imported: conversation.origin.imported,
+            ...(conversation.origin.planId ? { planId: conversation.origin.planId } : {}),
+          },
+        }
+      : {}),
   };
 }

@@ -4,6 +4,7 @@
  * src/cli.
  */
 import type { ApprovalMode } from '../../wire/approval-modes.js';
+import type { McpServerSpec } from '../../tools/mcp/mcp-config.js';
 
 export type OutputFormat = 'text' | 'json' | 'stream-json';
 
@@ -45,4 +46,8 @@ export interface StdioRunOptions {
   coreTools: string[] | undefined;
   /** Never offered, never run (Qwen's --exclude-tools). */
   excludeTools: string[];
+  /** MCP servers started with the session (--mcp-config, the settings file), resolved by the composition root. */
+  mcpServers?: McpServerSpec[] | undefined;
+  /** Configured servers whose entry could not be used: listed as failed in `init`. */
+  mcpFailed?: { name: string; error: string }[] | undefined;
 }

@@ -31,16 +31,16 @@ export function initMessage(runtime: SessionRuntime, host: InitHost, modeName?: 
     uuid: host.runtime.newId(),
     session_id: runtime.sessionId,
     cwd: host.runtime.cwd,
-    tools: host.toolNames.filter((name) => toolOffered(name, runtime.settings.tools)),
+    tools: [...host.toolNames, ...runtime.mcpToolNames()].filter((name) => toolOffered(name, runtime.settings.tools)),
     model: host.modelName(runtime.settings.model),
     permission_mode: runtime.settings.approvalMode,
     mend_version: host.runtime.version,
     resumed: runtime.resumed,
     capabilities: { ...CAPABILITIES },
-    // Claude Code's init fields, for hosts on its SDK: its mode name, no Anthropic key, no MCP, no slash commands.
+    // Claude Code's init fields, for hosts on its SDK: its mode name, no Anthropic key, the MCP servers, no slash commands.
     permissionMode: claudePermissionMode(runtime.settings.approvalMode, modeName),
     apiKeySource: 'none',
-    mcp_servers: [],
+    mcp_servers: runtime.mcpServerStatuses(),
     slash_commands: [],
   };
 }

@@ -5,11 +5,16 @@
  */
 import type { Readable } from 'node:stream';
 import { MendError } from '../../errors.js';
+import { plural } from '../../recovery/visible-notice.js';
 import type { Decision, RunIntent } from '../../runtime/continuation-policy.js';
 import type { HostEnv } from '../../runtime/host-env.js';
 import { SessionRuntime, type OpenRequest } from '../../runtime/session-runtime.js';
 import { isSessionId } from '../../session/session-paths.js';
 import { isShellRule } from '../../wire/tool-aliases.js';
+import { MCP_PREFIX } from '../../wire/mcp-names.js';
+
+/** `mcp__server`, `mcp__server__tool`: whether the server offers it is known only once it is up. */
+const isMcpToolRule = (name: string): boolean => name.startsWith(MCP_PREFIX);
 import type { OutputSink } from './output-sink.js';
 import type { StdioRunOptions } from './run-options.js';
 import { printSessionStart } from './session-lines.js';
@@ -56,6 +61,7 @@ export function openRequestFor(o: StdioRunOptions, access: OpenRequest['access']
       systemPrompt: o.systemPrompt,
       appendSystemPrompt: o.appendSystemPrompt,
       tools: { only: o.coreTools, exclude: o.excludeTools },
+      mcpServers: o.mcpServers,
     },
   };
 }
@@ -84,12 +90,15 @@ export async function startStdioRun(o: StdioRunOptions, host: HostEnv, out: Outp
   out.debug(`session ${runtime.sessionId} at ${runtime.ref.location} (${runtime.writable ? 'leased for writing' : 'read-only, no lease'})`);
   const plan = runtime.recoveryPlan;
   if (plan) {
-    out.debug(`plan ${plan.planId}: ${plan.kind}, cause ${plan.cause}, ${plan.repairs.length} repair(s)`);
+    out.debug(`plan ${plan.planId}: ${plan.kind}, cause ${plan.cause}, ${plural(plan.repairs.length, 'repair')}`);
     for (const d of plan.diagnostics) out.debug(`diagnostic ${JSON.stringify(d)}`);
   }
+  for (const failed of o.mcpFailed ?? []) runtime.addFailedMcpServer(failed.name, failed.error);
+  // `init` lists each server as connected or failed (and its tools): wait for them to settle, each bounded by its connect timeout.
+  await runtime.mcpSettled();
   const decision = runtime.decide(intent);
   printSessionStart(out, runtime, host, decision, o.resume !== undefined && !isSessionId(o.resume), o.approvalModeName);
-  const unknown = o.allowedTools.filter((name) => !isShellRule(name) && !host.toolNames.includes(name));
+  const unknown = o.allowedTools.filter((name) => !isShellRule(name) && !isMcpToolRule(name) && !host.toolNames.includes(name));
   if (unknown.length > 0) {
     out.emit({
       type: 'system',

@@ -2,6 +2,7 @@
 import type { RecoveryPlanHead } from '../../recovery/plan-types.js';
 import type { ConversationHead } from '../../session/conversation.js';
 import { toRecoverySummary } from '../shared/recovery-summary.js';
+import { plural } from '../../recovery/visible-notice.js';
 import type { UiItem } from './ui-items.js';
 
 export function planPanel(plan: RecoveryPlanHead, conversation: ConversationHead, newId: () => string): Extract<UiItem, { type: 'panel' }> {
@@ -9,7 +10,7 @@ export function planPanel(plan: RecoveryPlanHead, conversation: ConversationHead
   const lines = [
     `kind ${s.kind} · cause ${s.cause} · previous attempts ${s.previous_attempts}`,
     `can continue ${yes(s.can_continue)} · auto ${yes(s.can_auto_continue)} · needs confirmation ${yes(s.requires_user_confirmation)}`,
-    `history: ${s.history.records} records, ${s.history.api_entries} API entries, ${s.history.gaps} gaps, ${s.history.malformed_lines} malformed lines${s.history.torn_tail ? ', torn tail' : ''}`,
+    `history: ${plural(s.history.records, 'record')}, ${plural(s.history.api_entries, 'API entry', 'API entries')}, ${plural(s.history.gaps, 'gap')}, ${plural(s.history.malformed_lines, 'malformed line')}${s.history.torn_tail ? ', torn tail' : ''}`,
   ];
   if (s.visible_notice) lines.push(`notice: ${s.visible_notice}`);
   if (s.repair_details.length === 0) lines.push('repairs: none');
@@ -23,7 +24,9 @@ export function planPanel(plan: RecoveryPlanHead, conversation: ConversationHead
       );
   }
   lines.push(
-    s.continuation ? `continuation: ${s.continuation.mode}, ${s.continuation.part_count} part(s): ${s.continuation.display_text}` : 'continuation: none',
+    s.continuation
+      ? `continuation: ${s.continuation.mode}, ${plural(s.continuation.part_count, 'part')}: ${s.continuation.display_text}`
+      : 'continuation: none',
   );
   for (const d of plan.diagnostics) lines.push(`diagnostic: ${JSON.stringify(d)}`);
   return { id: newId(), type: 'panel', label: 'PLAN', tone: 'note', title: s.plan_id, lines };

@@ -5,6 +5,7 @@
  * when another process holds it; for a new one a single status line.
  */
 import type { SessionRuntime } from '../../runtime/session-runtime.js';
+import { plural } from '../../recovery/visible-notice.js';
 import { historyItems } from './history-items.js';
 import { readOnlyPanel, recoveryNotice } from './recovery-notice.js';
 import type { UiItem } from './ui-items.js';
@@ -19,7 +20,7 @@ export async function sessionIntro(runtime: SessionRuntime, newId: () => string)
   const loaded = current?.loaded;
   if (runtime.resumed && plan && loaded) {
     const records = loaded.conversation.totalRecords;
-    items.push({ id: newId(), type: 'status', text: `resumed session ${runtime.sessionId} (${records} record${records === 1 ? '' : 's'})` });
+    items.push({ id: newId(), type: 'status', text: `resumed session ${runtime.sessionId} (${plural(records, 'record')})` });
     items.push(...historyItems(plan.originalApiHistory, newId));
     const notice = recoveryNotice(plan, { activeWriter: runtime.activeWriter, acceptDegraded: runtime.settings.acceptDegraded }, newId);
     if (notice) {

@@ -4,6 +4,7 @@
  * Finished items never change again, so they can live in Ink's static region.
  */
 import type { SessionRecoveryKind } from '../../recovery/plan-types.js';
+import { stripControlSequences as strip } from '../shared/output-sink.js';
 
 /** The statuses a person needs: "unknown" is a call whose outcome nobody recorded (a crash). */
 export type ToolStatus = 'running' | 'done' | 'failed' | 'denied' | 'cancelled' | 'unknown';
@@ -21,3 +22,26 @@ export type UiItem =
   | { id: string; type: 'status'; text: string };
 
 export type ItemOf<T extends UiItem['type']> = Extract<UiItem, { type: T }>;
+
+/**
+ * The item with every text it shows stripped of terminal control sequences: session
+ * content comes from elsewhere too (imports, Qwen Code logs, a shared home) and must not
+ * retitle the window or clear the screen. Tool arguments are shown as JSON, escaped already.
+ */
+export function sanitizedItem(item: UiItem): UiItem {
+  switch (item.type) {
+    case 'user':
+    case 'assistant':
+    case 'thought':
+    case 'status':
+      return { ...item, text: strip(item.text) };
+    case 'tool':
+      return { ...item, name: strip(item.name), output: strip(item.output) };
+    case 'info':
+      return { ...item, title: strip(item.title), lines: item.lines.map(strip), actions: item.actions.map(strip) };
+    case 'panel':
+      return { ...item, title: strip(item.title), lines: item.lines.map(strip) };
+    case 'error':
+      return { ...item, message: strip(item.message) };
+  }
+}

@@ -16,6 +16,7 @@ import { outlineReader, type HistoryReadOptions, type OutlineParallel, type Sess
 import { acquireSessionLock, lockHolder, processStartTime } from '../../session/session-lock.js';
 import {
   belongsToProject,
+  canonicalSessionId,
   findMostRecentSession,
   isSessionId,
   lastRecordInfo,
@@ -65,7 +66,8 @@ export class JsonlSessionStore implements SessionStore {
     return { store: 'jsonl', sessionId: isSessionId(stem) ? stem : '', projectRoot, location: path };
   }
 
-  async newSession(scope: ProjectScope, sessionId: string): Promise<SessionRef> {
+  async newSession(scope: ProjectScope, spelled: string): Promise<SessionRef> {
+    const sessionId = canonicalSessionId(spelled);
     const path = sessionLogPath(this.options.home, scope.projectRoot, sessionId);
     if (existsSync(path)) throw new MendError('session_exists', `session ${sessionId} already exists`, { sessionId });
     return { store: 'jsonl', sessionId, projectRoot: scope.projectRoot, location: path };

@@ -11,7 +11,7 @@ import { MendError } from '../../errors.js';
 import type { ActiveWriter } from '../../session/active-writer.js';
 import type { ReadResult } from '../../session/log-reader.js';
 import { wholeOutline, type SessionOutline } from '../../session/outline/history-reader.js';
-import { isSessionId } from '../../session/session-paths.js';
+import { canonicalSessionId, isSessionId } from '../../session/session-paths.js';
 import type { ProjectScope, SessionListing, SessionRef, SessionStore, WriterIdentity, WriterLease } from '../session-store.js';
 import { DEFAULT_TUNING, describeTarget, resolvePgTarget, type Env, type PgTarget, type PgTuning } from './pg-config.js';
 import { PgDatabase } from './pg-database.js';
@@ -78,13 +78,15 @@ export class PostgresSessionStore implements SessionStore {
     return { store: 'postgres', sessionId, projectRoot, location: `postgres://${describeTarget(this.target)}?session=${sessionId}` };
   }
 
-  async newSession(scope: ProjectScope, sessionId: string): Promise<SessionRef> {
+  async newSession(scope: ProjectScope, spelled: string): Promise<SessionRef> {
+    const sessionId = canonicalSessionId(spelled);
     const ref = this.refOf(sessionId, scope.projectRoot);
     if (await this.exists(ref)) throw new MendError('session_exists', `session ${sessionId} already exists`, { sessionId });
     return ref;
   }
 
-  async resolve(scope: ProjectScope, target: string): Promise<SessionRef> {
+  async resolve(scope: ProjectScope, spelled: string): Promise<SessionRef> {
+    const target = canonicalSessionId(spelled);
     if (!isSessionId(target)) {
       throw new MendError(
         'invalid_resume_target',

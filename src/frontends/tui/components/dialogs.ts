@@ -2,6 +2,7 @@
 import { Box, Text } from 'ink';
 import { createElement as h, type ReactElement } from 'react';
 import type { ToolCallInfo } from '../../../engine/engine-events.js';
+import { stripControlSequences } from '../../shared/output-sink.js';
 import { ageText, type PickerRow } from '../session-picker-rows.js';
 import type { Theme } from '../theme.js';
 
@@ -38,7 +39,7 @@ export function SessionPicker({ rows, selected, theme, width }: { rows: PickerRo
       const index = start + i;
       const marks = [row.current ? 'open' : '', row.running ? 'running elsewhere' : ''].filter(Boolean).join(', ');
       const line = `${index === selected ? '›' : ' '} ${row.sessionId.slice(0, 8)}  ${row.kind}  cause ${row.cause}  ${row.records} rec  ${ageText(row.ageMs)} ago${marks ? `  (${marks})` : ''}`;
-      const prompt = (row.firstPrompt ?? '').replace(/\s+/g, ' ');
+      const prompt = stripControlSequences(row.firstPrompt ?? '').replace(/\s+/g, ' ');
       return h(
         Box,
         { key: row.sessionId || String(index), flexDirection: 'column' },

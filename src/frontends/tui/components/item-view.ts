@@ -2,7 +2,7 @@
 import { Box, Text } from 'ink';
 import { createElement as h, type ReactElement } from 'react';
 import type { Theme } from '../theme.js';
-import type { ToolStatus, UiItem } from '../ui-items.js';
+import { sanitizedItem, type ToolStatus, type UiItem } from '../ui-items.js';
 import { wrapWords } from './wrap-words.js';
 
 export const OUTPUT_LINES = 6;
@@ -17,7 +17,8 @@ export interface ItemProps {
   maxRows?: number;
 }
 
-export function ItemView({ item, theme, width, showThoughts, maxRows }: ItemProps): ReactElement {
+export function ItemView({ item: shown, theme, width, showThoughts, maxRows }: ItemProps): ReactElement {
+  let item = sanitizedItem(shown);
   if (maxRows !== undefined && item.type === 'assistant') item = { ...item, text: tailRows(item.text, width - 2, maxRows) };
   switch (item.type) {
     case 'user':
