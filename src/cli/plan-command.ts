@@ -7,7 +7,8 @@ import { errorCodeOf, errorMessageOf } from '../errors.js';
 import type { HostEnv } from '../runtime/host-env.js';
 import { SessionRuntime } from '../runtime/session-runtime.js';
 import { ExitCode, exitCodeFor } from '../wire/exit-codes.js';
-import { toRecoverySummary } from '../frontends/shared/recovery-summary.js';
+import { camelSummary } from '../frontends/shared/recovery-summary.js';
+import { summarizePlan } from '../runtime/plan-summary.js';
 import { stripControlSequences } from '../frontends/shared/output-sink.js';
 import { plural } from '../recovery/visible-notice.js';
 
@@ -26,45 +27,24 @@ export async function planCommand(args: { target: string; json: boolean; full: b
     const plan = runtime.recoveryPlan!;
     const loaded = runtime.loadedSession!;
     const path = runtime.ref.location;
-    const summary = toRecoverySummary(plan, loaded.conversation);
+    const summary = summarizePlan(plan, loaded.conversation);
     if (args.json) {
+      // The camelCase summary ACP and the daemon answer, plus what only this command shows.
+      const camel = camelSummary(summary);
+      const { planId, ...rest } = camel;
       const out: Record<string, unknown> = {
-        planId: plan.planId,
-        sessionId: plan.sessionId,
+        planId,
+        sessionId: summary.sessionId,
         path,
-        kind: plan.kind,
-        cause: plan.cause,
-        canContinue: plan.canContinue,
-        canAutoContinue: plan.canAutoContinue,
-        requiresUserConfirmation: plan.requiresUserConfirmation,
-        previousAttempts: plan.previousAttempts,
-        visibleNotice: plan.visibleNotice ?? null,
+        ...rest,
+        repairDetails: summary.repairDetails,
         leafUuid: plan.leafUuid,
-        repairs: plan.repairs,
         diagnostics: plan.diagnostics,
         historyGaps: loaded.historyGaps,
         continuation: plan.continuation
-          ? {
-              mode: plan.continuation.mode,
-              displayText: plan.continuation.displayText,
-              parts: plan.continuation.parts,
-              syntheticCallIds: plan.continuation.syntheticCallIds,
-            }
+          ? { ...camel.continuation, parts: plan.continuation.parts, syntheticCallIds: plan.continuation.syntheticCallIds }
           : null,
-        history: summary.history,
       };
-      const origin = loaded.conversation.origin;
-      if (origin) {
-        out['agent'] = origin.agent;
-        out['agentVersion'] = origin.agentVersion;
-        out['source'] = {
-          path: origin.path,
-          sha256: origin.sha256,
-          sessionId: origin.sessionId,
-          imported: origin.imported,
-          ...(origin.planId ? { planId: origin.planId } : {}),
-        };
-      }
       if (args.full) {
         const full = await runtime.loadHistory();
         out['originalApiHistory'] = full?.plan.originalApiHistory ?? [];
@@ -86,7 +66,7 @@ export async function planCommand(args: { target: string; json: boolean; full: b
       `kind      ${plan.kind} (cause: ${plan.cause})`,
       `policy    can continue: ${yes(plan.canContinue)}, auto-continue: ${yes(plan.canAutoContinue)}, needs confirmation: ${yes(plan.requiresUserConfirmation)}`,
       `attempts  ${plural(plan.previousAttempts, 'earlier recovery attempt')}`,
-      `history   ${plural(summary.history.records, 'record')}, ${plural(summary.history.api_entries, 'API entry', 'API entries')}, ${plural(summary.history.gaps, 'gap')}, ${plural(summary.history.malformed_lines, 'malformed line')}${summary.history.torn_tail ? ', torn tail' : ''}`,
+      `history   ${plural(summary.history.records, 'record')}, ${plural(summary.history.apiEntries, 'API entry', 'API entries')}, ${plural(summary.history.gaps, 'gap')}, ${plural(summary.history.malformedLines, 'malformed line')}${summary.history.tornTail ? ', torn tail' : ''}`,
       `repairs   ${plan.repairs.length === 0 ? 'none' : ''}`,
       ...plan.repairs.map(
         (r) =>

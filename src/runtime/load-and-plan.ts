@@ -10,7 +10,7 @@ import type { ActiveWriter } from '../session/active-writer.js';
 import type { LoadedSession, SessionOrigin } from '../session/conversation.js';
 import type { ChatRecord } from '../session/records.js';
 import { FOREIGN_IMPORT_SUBTYPE, ForeignImportPayloadSchema } from '../foreign/import-record.js';
-import { isSessionId } from '../session/session-paths.js';
+import { isSessionId } from '../session/session-ids.js';
 import type { SessionRef, SessionStore } from '../store/session-store.js';
 import { buildPlanForSession } from '../recovery/build-plan.js';
 import { buildConversation, type BuildOptions } from '../session/conversation-loader.js';

@@ -18,7 +18,7 @@ import type { RecoveryPlanHead, SessionRecoveryPlan } from '../recovery/plan-typ
 import type { ActiveWriter } from '../session/active-writer.js';
 import type { LoadedHead, LoadedSession } from '../session/conversation.js';
 import { turnAbortReasonOf, type Part } from '../session/records.js';
-import { canonicalSessionId, isSessionId } from '../session/session-paths.js';
+import { canonicalSessionId, isSessionId } from '../session/session-ids.js';
 import type { ApprovalMode } from '../wire/approval-modes.js';
 import type { RefusalCode } from '../wire/error-codes.js';
 import type { SessionRef, WriterLease } from '../store/session-store.js';

@@ -14,28 +14,15 @@
  * A whitespace-only last line is blank, like any other.
  */
 import { MendError } from '../errors.js';
-import type { LoadDiagnostic, ReadRecord, SessionOrigin } from './conversation.js';
+import type { LoadDiagnostic, ReadRecord } from './conversation.js';
 import { DEFAULT_BLOCK_SIZE, bytesLineBlocks, decodeLine, readLineBlocks, type LineBlocksEnd } from './line-blocks.js';
 import { mergePieces } from './record-merge.js';
 import { MAX_RECORD_DEPTH } from './nesting-depth.js';
 import { isCertainlyValidRecord, validateChatRecord } from './record-validation.js';
 import type { ChatRecord } from './records.js';
+import type { ReadResult } from '../store/session-reads.js';
 
-export interface ReadResult {
-  /** Valid records in file order, fragments merged into the first one's position. */
-  records: ReadRecord[];
-  diagnostics: LoadDiagnostic[];
-  /** The session's id (the file name's, else the records' majority), or null when no record is valid. */
-  sessionId: string | null;
-  /** Size of the file in bytes. */
-  bytes: number;
-  /** Whether the last byte is '\n' (false for an empty file). */
-  endsWithNewline: boolean;
-  /** Number of lines, counting a final line without '\n'. */
-  lines: number;
-  /** Set when the file is another agent's session, read in place (src/foreign). */
-  origin?: SessionOrigin;
-}
+export type { ReadResult } from '../store/session-reads.js';
 
 export interface ReadOptions {
   /** Read chunk size; tests shrink it to exercise lines that span chunks. */

@@ -6,36 +6,19 @@ import { lstat, open, readdir, stat } from 'node:fs/promises';
 import { realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { MendError } from '../errors.js';
+import { canonicalSessionId, isSessionId, projectKey } from './session-ids.js';
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export { canonicalSessionId, isSessionId } from './session-ids.js';
+
 export const SESSION_FILE_RE = /^[0-9a-fA-F-]{32,36}\.jsonl$/;
-
-export function isSessionId(value: string): boolean {
-  return UUID_RE.test(value);
-}
-
-/**
- * A session id's one spelling: lower case. A UUID names the same session whatever its
- * case, so every store keys sessions (files, rows, locks) by this form, never by the
- * spelling a caller typed: otherwise `ABC…` and `abc…` would be two sessions, each
- * with its own lock.
- */
-export function canonicalSessionId(value: string): string {
-  return isSessionId(value) ? value.toLowerCase() : value;
-}
 
 export function isSessionFileName(name: string): boolean {
   return SESSION_FILE_RE.test(name);
 }
 
-/** `/home/u/repo` -> `-home-u-repo`: every character outside [a-zA-Z0-9] becomes '-'. */
-export function sanitizeProjectRoot(projectRoot: string): string {
-  return projectRoot.replace(/[^a-zA-Z0-9]/g, '-');
-}
-
 /** The chats folder of a project. */
 export function projectDir(home: string, projectRoot: string): string {
-  return join(home, 'projects', sanitizeProjectRoot(projectRoot), 'chats');
+  return join(home, 'projects', projectKey(projectRoot), 'chats');
 }
 
 export function sessionLogPath(home: string, projectRoot: string, sessionId: string): string {
@@ -126,7 +109,7 @@ export function belongsToProject(recordedCwd: string | null, scope: { projectRoo
   if (recordedCwd === null || recordedCwd === scope.projectRoot || recordedCwd === scope.cwd) return true;
   // A log whose recorded root would live in another folder was copied or moved here on
   // purpose: it belongs. Only a different root with the SAME folder name is a collision.
-  if (sanitizeProjectRoot(recordedCwd) !== sanitizeProjectRoot(scope.projectRoot)) return true;
+  if (projectKey(recordedCwd) !== projectKey(scope.projectRoot)) return true;
   try {
     return realpathSync(recordedCwd) === scope.projectRoot;
   } catch {

@@ -10,9 +10,11 @@
  * a line reports no torn tail and no malformed lines.
  */
 import type { ActiveWriter } from '../session/active-writer.js';
-import type { ReadResult } from '../session/log-reader.js';
 import type { SessionOutline } from '../session/outline/history-reader.js';
 import type { ChatRecord } from '../session/records.js';
+import type { ReadResult } from './session-reads.js';
+
+export type { ReadResult } from './session-reads.js';
 import type { ForeignAgent } from '../foreign/adapter.js';
 
 export type StoreKind = 'jsonl' | 'postgres';

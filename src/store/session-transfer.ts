@@ -22,7 +22,7 @@ import ndjson from 'ndjson';
 import { MendError } from '../errors.js';
 import { validateChatRecord } from '../session/record-validation.js';
 import type { ChatRecord } from '../session/records.js';
-import { canonicalSessionId } from '../session/session-paths.js';
+import { canonicalSessionId } from '../session/session-ids.js';
 import type { ProjectScope, SessionRef, SessionStore, WriterIdentity } from './session-store.js';
 
 export interface ExportResult {

@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { REFUSAL_CODES } from './error-codes.js';
+import { PromptBlockSchema } from './prompt-blocks.js';
 import { RecoverySummaryCamelSchema } from './recovery-summary.js';
 import { RecoveryKindWireSchema } from './recovery-vocabulary.js';
 
@@ -48,8 +49,8 @@ export const RestoreSessionBodySchema = z.looseObject({
 });
 export type RestoreSessionBody = z.infer<typeof RestoreSessionBodySchema>;
 
-/** An ACP content block: text is what mend reads; other kinds are accepted and skipped. */
-export const PromptBlockSchema = z.looseObject({ type: z.string(), text: z.string().optional() });
+/** ACP content blocks (prompt-blocks.ts): the same kinds ACP's session/prompt takes. */
+export { PromptBlockSchema };
 
 export const PromptBodySchema = z.looseObject({
   prompt: z.array(PromptBlockSchema),

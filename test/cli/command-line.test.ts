@@ -7,6 +7,9 @@
 import { copyFileSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { toRecoverySummaryCamel } from '../../src/frontends/shared/recovery-summary.js';
+import { buildPlanForSession } from '../../src/recovery/build-plan.js';
+import { loadSession } from '../../src/session/session-loader.js';
 import { ResultMessageSchema, type SystemInitMessage, type SystemRecoveryMessage } from '../../src/wire/messages.js';
 import { CORPUS_DIR } from '../support/corpus.js';
 import {
@@ -446,15 +449,20 @@ describe.concurrent('mend plan', { timeout: 60_000 }, () => {
         'planId',
         'sessionId',
         'path',
+        'recovered',
         'kind',
+        'recoveryKind',
         'cause',
         'canContinue',
         'canAutoContinue',
         'requiresUserConfirmation',
         'previousAttempts',
         'visibleNotice',
+        'activeWriter',
+        'lastError',
         'leafUuid',
         'repairs',
+        'repairDetails',
         'diagnostics',
         'historyGaps',
         'continuation',
@@ -470,14 +478,20 @@ describe.concurrent('mend plan', { timeout: 60_000 }, () => {
       canAutoContinue: false,
       requiresUserConfirmation: true,
       previousAttempts: 0,
-      repairs: [
+      repairs: [{ type: 'synthesized_tool_result', count: 2 }],
+      repairDetails: [
         { type: 'synthesized_tool_result', callId: 'call_2', name: 'read_file' },
         { type: 'synthesized_tool_result', callId: 'call_3', name: 'run_shell_command' },
       ],
       diagnostics: [],
       historyGaps: [],
-      continuation: { mode: 'tool_result_parts', syntheticCallIds: ['call_2', 'call_3'] },
+      continuation: { mode: 'tool_result_parts', partCount: 3, syntheticCallIds: ['call_2', 'call_3'] },
     });
+    // The camelCase summary ACP and the daemon answer is part of it, field for field.
+    const loaded = await loadSession(path);
+    const camel = toRecoverySummaryCamel(buildPlanForSession(loaded), loaded.conversation);
+    for (const [key, value] of Object.entries(camel)) if (key !== 'continuation') expect(plan[key]).toEqual(value);
+    expect(plan['continuation']).toMatchObject(camel.continuation!);
     expect(plan['planId']).toMatch(/^rp_[0-9a-f]{16}$/);
     expect(plan['visibleNotice']).toContain('2 unfinished tool call');
 
@@ -507,7 +521,7 @@ describe.concurrent('mend plan', { timeout: 60_000 }, () => {
       canContinue: false,
       repairs: [],
       continuation: null,
-      history: { records: 0, api_entries: 0 },
+      history: { records: 0, apiEntries: 0 },
     });
     expect(readFileSync(path, 'utf8')).toBe('');
     expect(snapshotTree(sb.home)).toEqual({});

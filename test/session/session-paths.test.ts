@@ -4,15 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { isMendError } from '../../src/errors.js';
 import {
   findMostRecentSession,
-  isSessionId,
   isSessionFileName,
   lastRecordTime,
   listSessions,
   projectDir,
   resolveResumeTarget,
-  sanitizeProjectRoot,
   sessionLogPath,
 } from '../../src/session/session-paths.js';
+import { isSessionId, projectKey } from '../../src/session/session-ids.js';
 import { SID, jsonl, useTempDirs, user } from './helpers.js';
 
 const tempDir = useTempDirs();
@@ -26,8 +25,8 @@ function at(uuid: string, timestamp: string) {
 
 describe('session paths', () => {
   it('sanitizes the project root like Qwen Code', () => {
-    expect(sanitizeProjectRoot('/home/u/repo')).toBe('-home-u-repo');
-    expect(sanitizeProjectRoot('/a b/c_d.e/ü')).toBe('-a-b-c-d-e--');
+    expect(projectKey('/home/u/repo')).toBe('-home-u-repo');
+    expect(projectKey('/a b/c_d.e/ü')).toBe('-a-b-c-d-e--');
     expect(projectDir('/h', '/home/u/repo')).toBe('/h/projects/-home-u-repo/chats');
     expect(sessionLogPath('/h', '/home/u/repo', SID)).toBe(`/h/projects/-home-u-repo/chats/${SID}.jsonl`);
   });

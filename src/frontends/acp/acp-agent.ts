@@ -2,7 +2,7 @@
  * `mend --acp`: an Agent Client Protocol agent (the official SDK; no hand-written
  * JSON-RPC), a thin adapter over the session runtime. One SessionRuntime per ACP
  * session; every method maps to runtime calls and the runtime's events map back
- * out as `session/update`s (acp-updates.ts). Loading opens a session read-only
+ * out as `session/update`s (the shared mapper, src/frontends/shared/acp-updates.ts). Loading opens a session read-only
  * (no lease, nothing written, fine while another process holds it); the first
  * prompt or continuation takes the lease and rebuilds the plan under it.
  */
@@ -10,7 +10,7 @@ import { realpathSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
 import { errorCodeOf, errorMessageOf } from '../../errors.js';
-import { canonicalSessionId } from '../../session/session-paths.js';
+import { canonicalSessionId } from '../../session/session-ids.js';
 import type { TurnOutcome } from '../../engine/engine-events.js';
 import type { HostEnv } from '../../runtime/host-env.js';
 import type { Decision } from '../../runtime/continuation-policy.js';
@@ -30,18 +30,9 @@ import type { RefusalCode } from '../../wire/error-codes.js';
 import { APPROVAL_MODES, APPROVAL_MODE_DESCRIPTIONS, approvalModeFromAlias, type ApprovalMode } from '../../wire/approval-modes.js';
 import { toRecoverySummaryCamel } from '../shared/recovery-summary.js';
 import type { RecoverySummaryCamel } from '../../wire/recovery-summary.js';
-import {
-  acpToolKind,
-  liveUpdates,
-  planText,
-  promptCommand,
-  promptParts,
-  recoveryNotice,
-  replayUpdates,
-  stopReasonOf,
-  toolCallTitle,
-  type SessionUpdate,
-} from './acp-updates.js';
+import { liveUpdates, replayUpdates, stopReasonOf, toolCallFields, type SessionUpdate } from '../shared/acp-updates.js';
+import { promptCommand, promptParts } from '../shared/prompt-parts.js';
+import { planText, recoveryNotice } from './recovery-text.js';
 
 /** What the command line gives the ACP front end (the CLI's options satisfy it). */
 export interface AcpOptions {
@@ -145,7 +136,7 @@ class AcpSession {
       response = await this.requestPermission(
         {
           sessionId: this.id,
-          toolCall: { toolCallId: call.id, title: toolCallTitle(call.name, call.args), kind: acpToolKind(call.name), status: 'pending', rawInput: call.args },
+          toolCall: { ...toolCallFields(call), status: 'pending' },
           options: PERMISSION_OPTIONS,
         },
         signal,
@@ -272,7 +263,7 @@ export class AcpAgent {
     const history = replay ? await runtime.loadHistory() : null;
     if (history) {
       // Every replayed update goes out before the answer (writes are queued in order).
-      for (const update of replayUpdates(history.loaded)) sends.push(this.sendTo(session.id, update));
+      for (const update of replayUpdates(history.loaded.conversation)) sends.push(this.sendTo(session.id, update));
     }
     const mend: AcpSessionMeta = { recovery: summary };
     const notice = summary ? recoveryNotice(summary) : null;
@@ -311,7 +302,9 @@ export class AcpAgent {
     }
     if (command === `/${ACP_COMMANDS.continue}`) return this.continueCommand(session);
 
-    const outcome = await session.runtime.prompt(promptParts(params.prompt));
+    const parts = promptParts(params.prompt);
+    if (parts.length === 0) throw requestError('invalid_request', 'the prompt has no content (no blocks, or only empty text)', session.id);
+    const outcome = await session.runtime.prompt(parts);
     if (outcome.status === 'error') {
       const error = outcome.error ?? { code: 'internal', message: 'the turn failed' };
       throw requestError(error.code, error.message, session.id);

@@ -27,7 +27,8 @@ import {
   type Capabilities,
 } from '../../wire/daemon-api.js';
 import type { WireErrorCode } from '../../wire/error-codes.js';
-import { promptParts, type DaemonSession } from './daemon-session.js';
+import type { DaemonSession } from './daemon-session.js';
+import { promptParts } from '../shared/prompt-parts.js';
 import { guards, type GuardConfig } from './guards.js';
 import { approvalModeOf, type OpenKind, type SessionRegistry } from './session-registry.js';
 

@@ -15,7 +15,7 @@ import type { Part } from '../../session/records.js';
 import { APPROVAL_MODE_DESCRIPTIONS, APPROVAL_MODES } from '../../wire/approval-modes.js';
 import { PERMISSION_OPTIONS, type DaemonContinueAnswer, type PermissionBody, type SessionState } from '../../wire/daemon-api.js';
 import type { DaemonEvent, SESSION_CLOSE_REASONS } from '../../wire/daemon-events.js';
-import { liveUpdates, replayUpdates, toolKind, toolTitle } from '../shared/acp-updates.js';
+import { liveUpdates, replayUpdates, stopReasonOf, toolCallFields } from '../shared/acp-updates.js';
 import { toRecoverySummary, toRecoverySummaryCamel } from '../shared/recovery-summary.js';
 import { WireEventMapper, outcomeFields, resultMessage } from '../shared/wire-messages.js';
 import type { RecoverySummaryCamel } from '../../wire/recovery-summary.js';
@@ -36,11 +36,6 @@ type Interruption = 'none' | 'interrupted_prompt' | 'interrupted_turn';
 
 function interruptionOf(kind: string | undefined): Interruption {
   return kind === 'interrupted_prompt' || kind === 'interrupted_turn' ? kind : 'none';
-}
-
-/** The text of ACP prompt blocks; other block kinds carry nothing mend can send. */
-export function promptParts(blocks: ReadonlyArray<{ type: string; text?: string | undefined }>): Part[] {
-  return blocks.filter((b) => b.type === 'text' && typeof b.text === 'string' && b.text.trim() !== '').map((b) => ({ text: b.text! }));
 }
 
 export class DaemonSession {
@@ -159,7 +154,7 @@ export class DaemonSession {
   /** Queues a prompt; its events and its one terminal event follow on the journal under the prompt id. */
   prompt(parts: Part[], clientId: string | undefined): { promptId: string; lastEventId: number; eventEpoch: string } {
     this.requireOpen();
-    if (parts.length === 0) throw new MendError('invalid_request', 'the prompt has no text');
+    if (parts.length === 0) throw new MendError('invalid_request', 'the prompt has no content (no blocks, or only empty text)');
     this.requireWriter();
     if (this.outstanding.size >= this.deps.maxPendingPrompts) {
       throw new MendError(
@@ -270,14 +265,7 @@ export class DaemonSession {
         {
           requestId,
           sessionId: this.sessionId,
-          toolCall: {
-            toolCallId: call.id,
-            title: toolTitle(call.name, call.args),
-            kind: toolKind(call.name),
-            status: 'pending',
-            rawInput: call.args,
-            _meta: { toolName: call.name },
-          },
+          toolCall: { ...toolCallFields(call), status: 'pending', _meta: { toolName: call.name } },
           options: PERMISSION_OPTIONS.map((o) => ({ ...o })),
         },
         promptId,
@@ -329,7 +317,7 @@ export class DaemonSession {
       this.deps.log(`session ${this.sessionId}: warning [${event.code}] ${event.message}`);
       return;
     }
-    const updates = liveUpdates(event);
+    const updates = liveUpdates(event, { echoPrompts: true });
     const messages = this.wire.map(event);
     if (updates.length === 0 && messages.length === 0) return;
     if (updates.length === 0) updates.push({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: '' } });
@@ -345,7 +333,7 @@ export class DaemonSession {
     if (outcome.status === 'error') {
       this.emit('turn_error', { ...base, message: outcome.error?.message ?? 'the turn failed', code: outcome.error?.code ?? 'internal' }, promptId, [result]);
     } else {
-      const stopReason = outcome.status === 'success' ? 'end_turn' : outcome.status === 'max_turns' ? 'max_turn_requests' : 'cancelled';
+      const stopReason = stopReasonOf(outcome);
       const extra =
         outcome.status === 'aborted'
           ? { abortReason: outcome.abortReason, promptCancelled: { ...(promptId ? { promptId } : {}), elapsedMs: outcome.durationMs, cancelledAt: Date.now() } }

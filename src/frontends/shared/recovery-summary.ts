@@ -1,104 +1,96 @@
 /**
- * Plan -> the summaries every entrypoint shows: the snake_case one of the
- * stream-json recovery line (`initialize`, `get_recovery_plan`), and the
- * camelCase one of the protocols that follow (ACP, daemon, SDK helpers).
+ * The wire shapes of the one plan projection (src/runtime/plan-summary.ts): the
+ * snake_case summary of the stream-json recovery line (`initialize`,
+ * `get_recovery_plan`) and the camelCase one of the protocols that follow (ACP,
+ * daemon, SDK helpers). Field for field the same values, only named per protocol.
  */
 import type { RecoveryPlanHead } from '../../recovery/plan-types.js';
+import { summarizePlan, type PlanSummary } from '../../runtime/plan-summary.js';
 import type { ConversationHead } from '../../session/conversation.js';
 import type { RecoverySummary } from '../../wire/messages.js';
 import type { RecoverySummaryCamel } from '../../wire/recovery-summary.js';
 
-export function countRepairs(repairs: ReadonlyArray<{ type: string }>): Array<{ type: string; count: number }> {
-  const counts = new Map<string, number>();
-  for (const r of repairs) counts.set(r.type, (counts.get(r.type) ?? 0) + 1);
-  return [...counts].map(([type, count]) => ({ type, count }));
+export { countRepairs } from '../../runtime/plan-summary.js';
+
+/** The snake_case summary (the recovery line's fields, in the line's order). */
+export function snakeSummary(s: PlanSummary): RecoverySummary {
+  return {
+    plan_id: s.planId,
+    kind: s.kind,
+    recovered: s.recovered,
+    cause: s.cause,
+    can_continue: s.canContinue,
+    can_auto_continue: s.canAutoContinue,
+    requires_user_confirmation: s.requiresUserConfirmation,
+    previous_attempts: s.previousAttempts,
+    visible_notice: s.visibleNotice,
+    repairs: s.repairs.map((r) => ({ ...r })),
+    repair_details: structuredClone(s.repairDetails),
+    continuation: s.continuation ? { mode: s.continuation.mode, display_text: s.continuation.displayText, part_count: s.continuation.partCount } : null,
+    history: {
+      records: s.history.records,
+      api_entries: s.history.apiEntries,
+      gaps: s.history.gaps,
+      malformed_lines: s.history.malformedLines,
+      torn_tail: s.history.tornTail,
+      sidechain_records: s.history.sidechainRecords,
+    },
+    active_writer: s.activeWriter ? { ...s.activeWriter } : null,
+    last_error: s.lastError ? { ...s.lastError } : null,
+    ...(s.origin
+      ? {
+          agent: s.origin.agent,
+          agent_version: s.origin.agentVersion,
+          source: {
+            path: s.origin.path,
+            sha256: s.origin.sha256,
+            session_id: s.origin.sessionId,
+            imported: s.origin.imported,
+            ...(s.origin.planId ? { plan_id: s.origin.planId } : {}),
+          },
+        }
+      : {}),
+  };
 }
 
-function historyCounts(plan: RecoveryPlanHead, conversation: ConversationHead) {
+/** The camelCase summary of ACP and the daemon. */
+export function camelSummary(s: PlanSummary): RecoverySummaryCamel {
   return {
-    records: conversation.totalRecords,
-    apiEntries: plan.apiEntryCount,
-    gaps: plan.repairs.filter((r) => r.type === 'history_gap').length,
-    malformedLines: plan.diagnostics.filter((d) => d.code === 'malformed_line').length,
-    tornTail: plan.diagnostics.some((d) => d.code === 'torn_tail'),
-    sidechainRecords: plan.sidechainRecords,
+    planId: s.planId,
+    recovered: s.recovered,
+    kind: s.kind,
+    recoveryKind: s.kind,
+    cause: s.cause,
+    canContinue: s.canContinue,
+    canAutoContinue: s.canAutoContinue,
+    requiresUserConfirmation: s.requiresUserConfirmation,
+    previousAttempts: s.previousAttempts,
+    repairs: s.repairs.map((r) => ({ ...r })),
+    visibleNotice: s.visibleNotice,
+    activeWriter: s.activeWriter ? { ...s.activeWriter } : null,
+    lastError: s.lastError ? { ...s.lastError } : null,
+    continuation: s.continuation ? { ...s.continuation } : null,
+    history: { ...s.history },
+    ...(s.origin
+      ? {
+          agent: s.origin.agent,
+          agentVersion: s.origin.agentVersion,
+          source: {
+            path: s.origin.path,
+            sha256: s.origin.sha256,
+            sessionId: s.origin.sessionId,
+            imported: s.origin.imported,
+            ...(s.origin.planId ? { planId: s.origin.planId } : {}),
+          },
+        }
+      : {}),
   };
 }
 
 export function toRecoverySummary(plan: RecoveryPlanHead, conversation: ConversationHead): RecoverySummary {
-  const history = historyCounts(plan, conversation);
-  return {
-    plan_id: plan.planId,
-    kind: plan.kind,
-    recovered: plan.kind !== 'clean',
-    cause: plan.cause,
-    can_continue: plan.canContinue,
-    can_auto_continue: plan.canAutoContinue,
-    requires_user_confirmation: plan.requiresUserConfirmation,
-    previous_attempts: plan.previousAttempts,
-    visible_notice: plan.visibleNotice ?? null,
-    repairs: countRepairs(plan.repairs),
-    repair_details: structuredClone(plan.repairs),
-    continuation: plan.continuation
-      ? { mode: plan.continuation.mode, display_text: plan.continuation.displayText, part_count: plan.continuation.parts.length }
-      : null,
-    history: {
-      records: history.records,
-      api_entries: history.apiEntries,
-      gaps: history.gaps,
-      malformed_lines: history.malformedLines,
-      torn_tail: history.tornTail,
-      sidechain_records: history.sidechainRecords,
-    },
-    active_writer: plan.activeWriter,
-    last_error: plan.lastError ? { ...plan.lastError } : null,
-    ...(conversation.origin
-      ? {
-          agent: conversation.origin.agent,
-          agent_version: conversation.origin.agentVersion,
-          source: {
-            path: conversation.origin.path,
-            sha256: conversation.origin.sha256,
-            session_id: conversation.origin.sessionId,
-            imported: conversation.origin.imported,
-            ...(conversation.origin.planId ? { plan_id: conversation.origin.planId } : {}),
-          },
-        }
-      : {}),
-  };
+  return snakeSummary(summarizePlan(plan, conversation));
 }
 
 export function toRecoverySummaryCamel(plan: RecoveryPlanHead, conversation: ConversationHead): RecoverySummaryCamel {
-  return {
-    planId: plan.planId,
-    recovered: plan.kind !== 'clean',
-    kind: plan.kind,
-    recoveryKind: plan.kind,
-    cause: plan.cause,
-    canContinue: plan.canContinue,
-    canAutoContinue: plan.canAutoContinue,
-    requiresUserConfirmation: plan.requiresUserConfirmation,
-    previousAttempts: plan.previousAttempts,
-    repairs: countRepairs(plan.repairs),
-    visibleNotice: plan.visibleNotice ?? null,
-    activeWriter: plan.activeWriter,
-    lastError: plan.lastError ? { ...plan.lastError } : null,
-    continuation: plan.continuation
-      ? { mode: plan.continuation.mode, displayText: plan.continuation.displayText, partCount: plan.continuation.parts.length }
-      : null,
-    history: historyCounts(plan, conversation),
-    ...(conversation.origin
-      ? {
-          agent: conversation.origin.agent,
-          agentVersion: conversation.origin.agentVersion,
-          source: {
-            path: conversation.origin.path,
-            sha256: conversation.origin.sha256,
-            sessionId: conversation.origin.sessionId,
-            imported: conversation.origin.imported,
-            ...(conversation.origin.planId ? { planId: conversation.origin.planId } : {}),
-          },
-        }
-      : {}),
-  };
+  return camelSummary(summarizePlan(plan, conversation));
 }

@@ -9,7 +9,7 @@ import { plural } from '../../recovery/visible-notice.js';
 import type { Decision, RunIntent } from '../../runtime/continuation-policy.js';
 import type { HostEnv } from '../../runtime/host-env.js';
 import { SessionRuntime, type OpenRequest } from '../../runtime/session-runtime.js';
-import { isSessionId } from '../../session/session-paths.js';
+import { isSessionId } from '../../session/session-ids.js';
 import { isShellRule } from '../../wire/tool-aliases.js';
 import { MCP_PREFIX } from '../../wire/mcp-names.js';
 

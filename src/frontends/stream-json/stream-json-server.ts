@@ -1,7 +1,8 @@
 /**
  * `--input-format stream-json`: a thin adapter from the control protocol to the
  * session runtime. After `init` (and `recovery` when resumed) it reads ndjson
- * from stdin: control requests are answered at once, also while a turn runs;
+ * from its channel's input (stdin, a socket, an in-memory pair: control-channel.ts),
+ * writing to its output: control requests are answered at once, also while a turn runs;
  * user messages queue in the runtime and run one turn at a time; every turn ends
  * with exactly one `result`. A bad line is reported and reading goes on.
  */
@@ -33,6 +34,7 @@ import { createOutputSink, type OutputSink } from '../shared/output-sink.js';
 import type { StdioRunOptions } from '../shared/run-options.js';
 import { CAPABILITIES } from '../shared/session-lines.js';
 import { startStdioRun } from '../shared/start-stdio-run.js';
+import { stdioChannel, type ControlChannel } from './control-channel.js';
 import { HostApprovals } from './host-approvals.js';
 import { applyInitialize, claudeInitializeFields } from './initialize-fields.js';
 import { NEVER_ASK_MODE, approvalModeFromAlias } from '../../wire/approval-modes.js';
@@ -51,6 +53,9 @@ function userParts(content: string | ReadonlyArray<Record<string, unknown>>): Pa
   }
   return parts;
 }
+
+/** What the server uses of the host: ids, the model's name and the stop signal. */
+export type StreamJsonHost = Pick<HostEnv, 'runtime' | 'modelName' | 'signal'>;
 
 /** Turns waiting in the queue before mend stops reading stdin. */
 const MAX_QUEUED_TURNS = 32;
@@ -72,7 +77,9 @@ export class StreamJsonServer {
 
   constructor(
     private readonly options: StdioRunOptions,
-    private readonly host: HostEnv,
+    private readonly host: StreamJsonHost,
+    private readonly channel: ControlChannel,
+    /** Messages out, in the run's output format: a sink over `channel.output`. */
     private readonly out: OutputSink,
     private readonly runtime: SessionRuntime,
   ) {
@@ -83,7 +90,7 @@ export class StreamJsonServer {
     );
     runtime.setApprovalHandler(() => (this.hostAnswers() ? this.approvals.ask : undefined));
     // A host that stops reading stdout: the turn waits for the pipe to drain rather than buffer without end.
-    runtime.setBackpressure(stdoutBackpressure(host.stdout, host.signal));
+    runtime.setBackpressure(stdoutBackpressure(channel.output, host.signal));
     const mapper = new WireEventMapper(runtime.sessionId, host.runtime.newId, options.includePartialMessages);
     runtime.subscribe((event) => {
       for (const message of mapper.map(event)) out.emit(message);
@@ -102,13 +109,14 @@ export class StreamJsonServer {
   }
 
   async serve(): Promise<number> {
-    const { stdin, signal } = this.host;
+    const { signal } = this.host;
+    const input = this.channel.input;
     const framer = new LineFramer();
     // A signal ends the session: stop waiting for input that may never come (the runtime stops the turn).
-    const onSignal = () => stdin.destroy();
+    const onSignal = () => input.destroy();
     signal.addEventListener('abort', onSignal, { once: true });
     try {
-      for await (const chunk of stdin) {
+      for await (const chunk of input) {
         for (const line of framer.push(chunk as Buffer)) this.handleLine(line);
         if (signal.aborted) break;
         // Bounded input: with this many turns waiting, stop reading stdin until they run
@@ -310,7 +318,7 @@ export async function runStreamJson(o: StdioRunOptions, host: HostEnv): Promise<
   try {
     const run = await startStdioRun(o, host, out, (id) => (sessionIdForErrors = id));
     runtime = run.runtime;
-    const server = new StreamJsonServer(o, host, out, runtime);
+    const server = new StreamJsonServer(o, host, stdioChannel(host), out, runtime);
     // --continue-interrupted / --auto-continue given on the command line.
     const { decision } = run;
     if (decision.action === 'refused' && decision.code !== 'nothing_to_continue') {

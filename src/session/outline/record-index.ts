@@ -5,7 +5,7 @@
  * the two equal.
  */
 import type { LoadDiagnostic } from '../conversation.js';
-import type { ReadResult } from '../log-reader.js';
+import type { ReadResult } from '../../store/session-reads.js';
 import { isMendVersion, type ChatRecord, type RecordType } from '../records.js';
 
 export interface RecordIndexEntry {

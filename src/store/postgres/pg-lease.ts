@@ -14,7 +14,7 @@ import { MendError } from '../../errors.js';
 import type { ActiveWriter } from '../../session/active-writer.js';
 import { validateChatRecord } from '../../session/record-validation.js';
 import type { ChatRecord } from '../../session/records.js';
-import { sanitizeProjectRoot } from '../../session/session-paths.js';
+import { projectKey } from '../../session/session-ids.js';
 import type { AppendOptions, SessionRef, WriterLease } from '../session-store.js';
 import type { PgDatabase } from './pg-database.js';
 import { isConnectionError, writeError } from './pg-errors.js';
@@ -87,7 +87,7 @@ export class PostgresLease implements WriterLease {
       this.ref.sessionId,
       this.epoch,
       this.ref.projectRoot,
-      sanitizeProjectRoot(this.ref.projectRoot),
+      projectKey(this.ref.projectRoot),
       batch.seqs,
       batch.uuids,
       batch.parents,

@@ -16,8 +16,9 @@
  * been taken a moment earlier.
  */
 import type pg from 'pg';
-import { readRecordLines, type ReadResult } from '../../session/log-reader.js';
-import { sanitizeProjectRoot } from '../../session/session-paths.js';
+import { readRecordLines } from '../../session/log-reader.js';
+import type { ReadResult } from '../session-reads.js';
+import { projectKey } from '../../session/session-ids.js';
 import type { SessionListing, SessionRef } from '../session-store.js';
 import { LeaseHolderRowSchema, LeaseRowSchema, ListingRowSchema, RecordRowSchema, SessionRowSchema, type LeaseRow, type SessionRow } from './pg-rows.js';
 import { LEASE_HOLDER } from './pg-sql.js';
@@ -68,9 +69,7 @@ export async function sessionRow(client: pg.ClientBase, sessionId: string): Prom
 
 export async function latestSessionRow(client: pg.ClientBase, projectRoot: string): Promise<SessionRow | null> {
   const raw = (
-    await client.query(`SELECT * FROM mend.sessions WHERE project_key = $1 ORDER BY updated_at DESC, session_id DESC LIMIT 1`, [
-      sanitizeProjectRoot(projectRoot),
-    ])
+    await client.query(`SELECT * FROM mend.sessions WHERE project_key = $1 ORDER BY updated_at DESC, session_id DESC LIMIT 1`, [projectKey(projectRoot)])
   ).rows[0];
   return raw === undefined ? null : SessionRowSchema.parse(raw);
 }
@@ -95,7 +94,7 @@ const LISTING = `SELECT s.*,
   FROM mend.sessions s WHERE s.project_key = $1`;
 
 export async function listSessionRows(client: pg.ClientBase, scopeRoot: string, refOf: (row: SessionRow) => SessionRef): Promise<SessionListing[]> {
-  const rows = (await client.query(LISTING, [sanitizeProjectRoot(scopeRoot)])).rows.map((raw) => ListingRowSchema.parse(raw));
+  const rows = (await client.query(LISTING, [projectKey(scopeRoot)])).rows.map((raw) => ListingRowSchema.parse(raw));
   return rows
     .map((row) => ({
       ref: refOf(row),

@@ -9,9 +9,9 @@
  */
 import { MendError } from '../../errors.js';
 import type { ActiveWriter } from '../../session/active-writer.js';
-import type { ReadResult } from '../../session/log-reader.js';
 import { wholeOutline, type SessionOutline } from '../../session/outline/history-reader.js';
-import { canonicalSessionId, isSessionId } from '../../session/session-paths.js';
+import type { ReadResult } from '../session-reads.js';
+import { canonicalSessionId, isSessionId } from '../../session/session-ids.js';
 import type { ProjectScope, SessionListing, SessionRef, SessionStore, WriterIdentity, WriterLease } from '../session-store.js';
 import { DEFAULT_TUNING, describeTarget, resolvePgTarget, type Env, type PgTarget, type PgTuning } from './pg-config.js';
 import { PgDatabase } from './pg-database.js';

@@ -1,6 +1,8 @@
-/** The pure ACP mapping: prompt blocks to parts, recorded history to a replay, runtime events to updates. */
+/** The one ACP mapping (ACP and the daemon): prompt blocks to parts, recorded history to a replay, runtime events to updates. */
 import { describe, expect, it } from 'vitest';
-import { liveUpdates, planText, promptCommand, promptParts, replayUpdates, stopReasonOf } from '../../../src/frontends/acp/acp-updates.js';
+import { planText } from '../../../src/frontends/acp/recovery-text.js';
+import { liveUpdates, replayUpdates, stopReasonOf } from '../../../src/frontends/shared/acp-updates.js';
+import { promptCommand, promptParts } from '../../../src/frontends/shared/prompt-parts.js';
 import { SYNTHETIC_RESULT_REASON } from '../../../src/recovery/synthetic-result.js';
 import type { LoadedSession } from '../../../src/session/conversation.js';
 import { buildConversation } from '../../../src/session/conversation-loader.js';
@@ -68,7 +70,7 @@ describe('ACP mapping', () => {
           recovery: { planId: 'rp_1', synthetic: true },
           message: { role: 'user', parts: [{ functionResponse: { id: 'synth', name: 'run_shell_command', response: { error: SYNTHETIC_RESULT_REASON } } }] },
         },
-      ]),
+      ]).conversation,
     );
     expect(updates.map((u) => u.sessionUpdate)).toEqual([
       'user_message_chunk',
@@ -88,8 +90,8 @@ describe('ACP mapping', () => {
       ['synth', 'failed', 'execute'],
       ['gone', 'failed', 'edit'],
     ]);
-    expect(calls[2]!._meta).toEqual({ mend: { outcomeUnknown: true, resultRecorded: true } });
-    expect(calls[3]!._meta).toEqual({ mend: { outcomeUnknown: true, resultRecorded: false } });
+    expect(calls[2]!._meta).toEqual({ toolName: 'run_shell_command', mend: { outcomeUnknown: true, resultRecorded: true } });
+    expect(calls[3]!._meta).toEqual({ toolName: 'write_file', mend: { outcomeUnknown: true, resultRecorded: false } });
     expect(JSON.stringify(calls[3]!.content)).toContain('The outcome is unknown');
   });
 
@@ -106,7 +108,21 @@ describe('ACP mapping', () => {
         usage: { inputTokens: 0, outputTokens: 0 },
       }),
     ).toEqual([
-      { sessionUpdate: 'tool_call', toolCallId: 'c', title: 'run_shell_command: ls', kind: 'execute', status: 'pending', rawInput: { command: 'ls' } },
+      {
+        sessionUpdate: 'agent_message_chunk',
+        content: { type: 'text', text: '' },
+        messageId: 'm',
+        _meta: { usage: { inputTokens: 0, outputTokens: 0 }, stopReason: 'tool_use' },
+      },
+      {
+        sessionUpdate: 'tool_call',
+        toolCallId: 'c',
+        title: 'run_shell_command: ls',
+        kind: 'execute',
+        status: 'pending',
+        rawInput: { command: 'ls' },
+        _meta: { toolName: 'run_shell_command' },
+      },
     ]);
     expect(liveUpdates({ type: 'tool_call_started', call })).toEqual([{ sessionUpdate: 'tool_call_update', toolCallId: 'c', status: 'in_progress' }]);
     const done = liveUpdates({
