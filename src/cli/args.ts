@@ -60,6 +60,7 @@ export interface RunOptions extends StdioRunOptions {
 export type ParsedCommand =
   | { command: 'run'; options: RunOptions }
   | { command: 'plan'; target: string; json: boolean; full: boolean; debug: boolean; store: string | undefined }
+  | { command: 'repair'; target: string; json: boolean; debug: boolean; store: string | undefined }
   | { command: 'sessions-list'; json: boolean; debug: boolean; store: string | undefined }
   | { command: 'sessions-export'; target: string; store: string | undefined }
   | { command: 'sessions-import'; source: string; store: string | undefined }
@@ -107,6 +108,14 @@ const SUBCOMMANDS = {
         .positional('target', { type: 'string', demandOption: true, describe: 'a session id of this project, or a .jsonl path' })
         .option('json', { type: 'boolean', default: false, describe: 'one JSON object' })
         .option('full', { type: 'boolean', default: false, describe: 'with --json: include both histories' }),
+  },
+  repair: {
+    usage: 'repair <path> [--json]',
+    describe: "write a repaired copy of another agent's session (Claude Code, Codex, Gemini CLI) for that agent to resume; the source is never modified",
+    builder: <T>(y: Argv<T>) =>
+      y
+        .positional('target', { type: 'string', demandOption: true, describe: "the agent's session file" })
+        .option('json', { type: 'boolean', default: false, describe: 'one JSON object' }),
   },
   sessions: {
     usage: 'sessions list [--json] | sessions export <id|path> | sessions import <FILE|->',
@@ -187,6 +196,7 @@ function build(yargs: typeof yargsFactory, argv: string[]) {
     .usage('$0 [-p TEXT] [--continue | --resume ID|PATH] [options]\n\nA headless agent CLI with crash recovery.')
     .command('$0', 'run a prompt, or resume / inspect / continue a session')
     .command('plan <target>', SUBCOMMANDS.plan.describe, SUBCOMMANDS.plan.builder)
+    .command('repair <target>', SUBCOMMANDS.repair.describe, SUBCOMMANDS.repair.builder)
     .command('sessions <action> [target]', SUBCOMMANDS.sessions.describe, SUBCOMMANDS.sessions.builder)
     .command('store <action>', SUBCOMMANDS.store.describe, SUBCOMMANDS.store.builder)
     .option('store', STORE_OPTION)
@@ -263,7 +273,7 @@ function build(yargs: typeof yargsFactory, argv: string[]) {
     .option('help', { alias: 'h', type: 'boolean', describe: 'show help' })
     .option('version', { alias: 'v', type: 'boolean', describe: 'show version' })
     .epilogue(
-      `Run \`mend plan|sessions|store|serve --help\` for a command's own options.\nAn option given twice takes its last value; list options (--allowed-tools, --add-dir) accumulate.\n\n${exitCodeTableText()}\n\n${ENVIRONMENT_HELP}`,
+      `Run \`mend plan|repair|sessions|store|serve --help\` for a command's own options.\nAn option given twice takes its last value; list options (--allowed-tools, --add-dir) accumulate.\n\n${exitCodeTableText()}\n\n${ENVIRONMENT_HELP}`,
     )
     .strict()
     // Without camelCase twins an unknown flag is named once ("bogus-flag", not also "bogusFlag").
@@ -324,6 +334,7 @@ function commandOf(a: Args): ParsedCommand {
   const [first] = a._;
   const store = last(a.store);
   if (first === 'plan') return { command: 'plan', target: String(a['target']), json: a.json === true, full: a['full'] === true, debug: a.debug, store };
+  if (first === 'repair') return { command: 'repair', target: String(a['target']), json: a.json === true, debug: a.debug, store };
   if (first === 'sessions') {
     const action = last(a['action'] as string);
     const target = a['target'] === undefined ? undefined : String(a['target']);

@@ -198,6 +198,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
 
   if (
     parsed.command === 'plan' ||
+    parsed.command === 'repair' ||
     parsed.command === 'sessions-list' ||
     parsed.command === 'sessions-export' ||
     parsed.command === 'sessions-import' ||
@@ -210,7 +211,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
         scriptedResponses: undefined,
         baseUrl: undefined,
         store: (parsed as { store?: string }).store,
-        foreignSources: parsed.command === 'plan' || parsed.command === 'sessions-list',
+        foreignSources: parsed.command === 'plan' || parsed.command === 'repair' || parsed.command === 'sessions-list',
       });
     } catch (error) {
       io.stderr.write(`mend: error [${errorCodeOf(error)}]: ${errorMessageOf(error)}\n`);
@@ -235,6 +236,10 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
       if (parsed.command === 'plan') {
         const { planCommand } = await import('./plan-command.js');
         return done(await planCommand(parsed, commandIo));
+      }
+      if (parsed.command === 'repair') {
+        const { repairCommand } = await import('./repair-command.js');
+        return done(await repairCommand(parsed, commandIo));
       }
       if (parsed.command === 'sessions-list') {
         const { sessionsListCommand } = await import('./sessions-command.js');

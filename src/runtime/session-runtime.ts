@@ -24,6 +24,7 @@ import type { RefusalCode } from '../wire/error-codes.js';
 import type { SessionRef, WriterLease } from '../store/session-store.js';
 import { REFUSAL_MESSAGES, decideRecoveryAction, type Decision, type RunIntent } from './continuation-policy.js';
 import { forkInto } from './fork-session.js';
+import { RecordChain } from './record-chain.js';
 import { approvalGate, createToolPort, type AskHost } from './tool-port.js';
 import { McpHub, type McpServerStatus } from '../tools/mcp/mcp-hub.js';
 import type { McpServerSpec } from '../tools/mcp/mcp-config.js';
@@ -267,10 +268,12 @@ export class SessionRuntime {
 
   // ---- settings -----------------------------------------------------------------------------
 
-  setModel(model: string): void {
+  setModel(model: string, by = 'host'): void {
+    const from = this.settings.model;
     this.settings.model = model;
     // The provider is built lazily from the settings; the next turn's agent picks the new model up.
     this.modelChanged = true;
+    if (from !== model) void this.recordSetting('model_changed', { from: from ?? null, to: model, by }, 'model change');
   }
 
   /**
@@ -281,21 +284,34 @@ export class SessionRuntime {
   async setApprovalMode(mode: ApprovalMode, by = 'host'): Promise<void> {
     const from = this.settings.approvalMode;
     this.settings.approvalMode = mode;
-    if (from === mode || !this.lease) return;
-    const builder = this.recordBuilder();
-    const record = builder.system('approval_mode_changed', { from, to: mode, by });
+    if (from === mode) return;
+    await this.recordSetting('approval_mode_changed', { from, to: mode, by }, 'approval mode change');
+  }
+
+  /** A settings change as a system record, through the session's one append path (after whatever is being written). */
+  private async recordSetting(subtype: string, payload: Record<string, unknown>, what: string): Promise<void> {
+    const chain = this.recordChain();
+    if (!chain) return;
     try {
-      await this.lease.append(record, { durable: true });
-      builder.advance(record);
+      await chain.append(this.recordBuilder().system(subtype, payload), { durable: true });
     } catch (error) {
-      // The mode did change; only its record is missing. Said, never thrown at a caller that cannot act on it.
-      this.emit({ type: 'warning', code: 'record_failed', message: `the approval mode change was not recorded: ${errorMessageOf(error)}` });
+      // The setting did change; only its record is missing. Said, never thrown at a caller that cannot act on it.
+      this.emit({ type: 'warning', code: 'record_failed', message: `the ${what} was not recorded: ${errorMessageOf(error)}` });
     }
   }
 
   private recordBuilder(): RecordBuilder {
     this.agentBuilder ??= new RecordBuilder(contextFor(this.sessionId, this.deps), this.loaded?.conversation.leafUuid ?? null);
     return this.agentBuilder;
+  }
+
+  private chain: RecordChain | null = null;
+
+  /** The session's one ordered append path (record-chain.ts), once the lease is held. */
+  private recordChain(): RecordChain | null {
+    if (!this.lease) return null;
+    this.chain ??= new RecordChain(this.lease, this.loaded?.conversation.leafUuid ?? null);
+    return this.chain;
   }
 
   /** A host's system prompt (its initialize): undefined keeps what was there (the built-in one or --system-prompt). */
@@ -474,6 +490,7 @@ export class SessionRuntime {
     if (this.closed) return;
     this.closed = true;
     await this.queue.drain();
+    await this.chain?.settled();
     await this.mcp.close();
     await this.lease?.release();
     this.lease = null;
@@ -540,7 +557,7 @@ export class SessionRuntime {
   }
 
   private agentForTurn(): AgentSession {
-    const lease = this.lease;
+    const lease = this.recordChain();
     if (!lease) throw new MendError('internal', 'a run that writes needs the writer lease');
     if (this.agent && !this.modelChanged) return this.agent;
     // A leased runtime's plan carries its histories: it was loaded whole under the lease.
@@ -565,6 +582,7 @@ export class SessionRuntime {
         return decision;
       },
       emit: (event) => this.emit(event),
+      fence: () => this.lease?.verify() ?? Promise.reject(new MendError('session_lease_lost', 'the writer lease was released')),
       newId: this.deps.newId,
       now: this.deps.now,
       clock: this.deps.clock,

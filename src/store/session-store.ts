@@ -51,6 +51,15 @@ export interface WriterLease {
    * or none. Without it callers append one by one.
    */
   appendBatch?(records: readonly ChatRecord[], options: AppendOptions): Promise<void>;
+  /**
+   * Proves, now, that this lease is still the session's current one (PostgreSQL: a
+   * statement under the writer's epoch on its own connection, never a cached flag;
+   * JSONL: the lock file is still the one this writer created). Rejects with
+   * `session_lease_lost` when another writer has taken over, and from then on every
+   * append fails too. Called right before every side effect (a tool start, acting on
+   * a permission answer): a writer that lost its lease must not act.
+   */
+  verify(): Promise<void>;
   /** Idempotent. Nothing may be appended after it. */
   release(): Promise<void>;
 }
