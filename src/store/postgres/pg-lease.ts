@@ -222,7 +222,7 @@ export class PostgresLease implements WriterLease {
       this.ref.sessionId,
       this.epoch,
       this.ref.projectRoot,
-      sanitizeProjectRoot(this.ref.projectRoot),
+      projectKey(this.ref.projectRoot),
       batch.seqs,
       batch.uuids,
       batch.parents,
