@@ -165,6 +165,16 @@ export class SessionRuntime {
           : await loadAndPlan(store, source, request.settings.allowAutoContinue, holder);
       // New records need an id even in a log that names none (an empty file not named by a UUID).
       const sessionId = loaded.conversation.sessionId || source.sessionId;
+      // A file that names no session (0 bytes, or nothing but damaged lines, under a name that
+      // is not a UUID) has nothing to resume, and writing mend's records into it under a made-up
+      // id would turn someone's file into a session: refused, as a session error.
+      if (sessionId === '' && write) {
+        throw new MendError(
+          'session_read_failed',
+          `${source.location} holds no session to resume: ${loaded.conversation.totalRecords === 0 ? 'it has no valid record' : 'no record names a session id'}, and its name is not a session id; start a new session instead (mend -p TEXT, or --session-id UUID)`,
+          { path: source.location },
+        );
+      }
       const onDemand = request.access === 'on_demand' && !request.fork;
       return new SessionRuntime(deps, { ...source, sessionId }, sessionId, true, lease, loaded, plan, holder, request.settings, onDemand);
     } catch (error) {

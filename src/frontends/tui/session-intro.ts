@@ -6,12 +6,18 @@
  */
 import type { SessionRuntime } from '../../runtime/session-runtime.js';
 import { plural } from '../../recovery/visible-notice.js';
+import type { ProjectScope } from '../../store/session-store.js';
+import { projectMismatch } from '../shared/session-lines.js';
 import { historyItems } from './history-items.js';
 import { readOnlyPanel, recoveryNotice } from './recovery-notice.js';
 import type { UiItem } from './ui-items.js';
 
 /** The items, and the plan id `/continue` must run (the one the INFO item showed). */
-export async function sessionIntro(runtime: SessionRuntime, newId: () => string): Promise<{ items: UiItem[]; noticePlanId: string | undefined }> {
+export async function sessionIntro(
+  runtime: SessionRuntime,
+  scope: ProjectScope,
+  newId: () => string,
+): Promise<{ items: UiItem[]; noticePlanId: string | undefined }> {
   const items: UiItem[] = [];
   let noticePlanId: string | undefined;
   // The history is shown: read with the plan (the TUI opens sessions whole, so nothing is read again).
@@ -22,6 +28,9 @@ export async function sessionIntro(runtime: SessionRuntime, newId: () => string)
     const records = loaded.conversation.totalRecords;
     items.push({ id: newId(), type: 'status', text: `resumed session ${runtime.sessionId} (${plural(records, 'record')})` });
     items.push(...historyItems(plan.originalApiHistory, newId));
+    // As text mode and stream-json say it: a session recorded elsewhere runs its tools here.
+    const mismatch = projectMismatch(runtime, scope);
+    if (mismatch) items.push({ id: newId(), type: 'panel', label: 'WARNING', tone: 'warning', title: 'another project', lines: [`${mismatch}.`] });
     const notice = recoveryNotice(plan, { activeWriter: runtime.activeWriter, acceptDegraded: runtime.settings.acceptDegraded }, newId);
     if (notice) {
       items.push(notice);
