@@ -13,7 +13,7 @@ import { buildConversation } from '../../src/session/conversation-loader.js';
 import { expandSynthetic } from '../support/corpus.js';
 import { listForeignCorpus } from '../support/foreign-corpus.js';
 
-const cases = listForeignCorpus();
+const cases = listForeignCorpus(true);
 
 describe('foreign corpus through the readers and the core', () => {
   it('has every agent', () => {

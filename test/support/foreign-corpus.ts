@@ -4,7 +4,7 @@
  * names) and an expected.json: the crash corpus's fields plus the agent, its version
  * and the plan id every entrypoint must give.
  */
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -29,15 +29,23 @@ export interface ForeignCase {
   expected: ForeignExpected;
 }
 
-export function listForeignCorpus(): ForeignCase[] {
-  return readdirSync(FOREIGN_CORPUS_DIR)
-    .filter((name) => statSync(join(FOREIGN_CORPUS_DIR, name)).isDirectory())
+/** Sessions the real CLIs left after a kill (fixtures/foreign-real): in the corpus as `real-<case>` once they have an expected.json. */
+export const FOREIGN_REAL_DIR = resolve(import.meta.dirname, '../../fixtures/foreign-real');
+
+function casesIn(root: string, prefix: string): ForeignCase[] {
+  return readdirSync(root)
+    .filter((name) => statSync(join(root, name)).isDirectory() && existsSync(join(root, name, 'expected.json')))
     .sort()
     .map((name) => {
-      const dir = join(FOREIGN_CORPUS_DIR, name);
+      const dir = join(root, name);
       const expected = ForeignExpectedSchema.parse(JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')));
-      return { name, dir, file: expected.file ?? 'session.jsonl', expected };
+      return { name: `${prefix}${name}`, dir, file: expected.file ?? 'session.jsonl', expected };
     });
+}
+
+/** The corpus; `withReal`: the real CLIs' sessions too (so far through the readers and the core only). */
+export function listForeignCorpus(withReal = false): ForeignCase[] {
+  return [...casesIn(FOREIGN_CORPUS_DIR, ''), ...(withReal && existsSync(FOREIGN_REAL_DIR) ? casesIn(FOREIGN_REAL_DIR, 'real-') : [])];
 }
 
 const copies: string[] = [];
@@ -56,8 +64,8 @@ export function removeForeignCopies(): void {
 
 /** Puts a case's file where its agent keeps the sandbox project's sessions, under HOME (= sb.root). */
 export function placeInHome(sb: Sandbox, name: string): string {
-  const c = listForeignCorpus().find((x) => x.name === name)!;
-  const source = join(FOREIGN_CORPUS_DIR, name, c.file);
+  const c = listForeignCorpus(true).find((x) => x.name === name)!;
+  const source = join(c.dir, c.file);
   if (c.expected.agent === 'claude') {
     const folder = join(sb.root, '.claude', 'projects', sb.cwd.replace(/[^a-zA-Z0-9]/g, '-'));
     mkdirSync(folder, { recursive: true });
@@ -77,11 +85,14 @@ export function placeInHome(sb: Sandbox, name: string): string {
   if (c.expected.agent === 'codex') {
     const folder = join(sb.root, 'codex-home', 'sessions', '2026', '12', '02');
     mkdirSync(folder, { recursive: true });
-    // Codex names the file by its session id (session_meta.id).
-    const id = /"session_meta","payload":\{"id":"([^"]+)"/.exec(readFileSync(source, 'utf8'))![1]!;
+    // Codex names the file by its session id (session_meta.id, its first line).
+    const head = readFileSync(source, 'utf8');
+    const id = (JSON.parse(head.slice(0, head.indexOf('\n'))) as { payload: { id: string } }).payload.id;
     const path = join(folder, `rollout-2026-12-02T09-00-00-${id}.jsonl`);
-    // The rollout names its project by session_meta.cwd.
-    writeFileSync(path, readFileSync(source, 'utf8').replaceAll('/home/dev/proj', sb.cwd));
+    // The rollout names its project by session_meta.cwd (its first line).
+    const text = readFileSync(source, 'utf8');
+    const cwd = (JSON.parse(text.slice(0, text.indexOf('\n'))) as { payload: { cwd: string } }).payload.cwd;
+    writeFileSync(path, text.replaceAll(JSON.stringify(cwd), JSON.stringify(sb.cwd)));
     return path;
   }
   const gemini = join(sb.root, 'gemini-home', '.gemini');

@@ -76,6 +76,12 @@ export const CLAUDE_ROW_TYPES = new Set([
   'pr-link',
   'worktree-state',
   'content-replacement',
+  // Seen in Claude Code 2.1.333's transcripts (fixtures/foreign-real): bookkeeping, no conversation.
+  'atis-latch',
+  'api-request',
+  'api-request-shape',
+  'api-request-blob',
+  'tools-used',
 ]);
 
 /** What Claude Code writes as the user's turn when it resumes an interrupted session (`isMeta: true`). */

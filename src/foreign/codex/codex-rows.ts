@@ -60,7 +60,8 @@ export const CodexCallOutputSchema = z.looseObject({
 });
 export type CodexOutput = z.infer<typeof OutputSchema>;
 
-export const CODEX_LINE_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted', 'token_usage_record']);
+/** Line types Codex 0.171 writes (`world_state` seen in fixtures/foreign-real); others are counted as unknown. */
+export const CODEX_LINE_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted', 'token_usage_record', 'world_state']);
 /** Response items that carry no conversation a continuation needs (kept on the chain as rows). */
 export const CODEX_OTHER_ITEMS = new Set(['web_search_call', 'image_generation_call', 'tool_search_call', 'ghost_snapshot', 'compaction', 'other']);
 
