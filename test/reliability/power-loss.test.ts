@@ -51,6 +51,7 @@ describe.skipIf(!HAVE_STRACE)('power loss: every state a cut can leave, rebuilt 
         const { report, run } = await runScenario(scenario, MAX_STATES);
         const line = summarize(scenario.name, report);
         console.log(line);
+        if (report.degraded.length > 0) console.log(`power-loss: degraded_history in ${report.degraded.join('; ')}`);
         totals.scenarios++;
         totals.cuts += report.cutPoints;
         totals.states += report.states;
