@@ -26,7 +26,7 @@ const scenarios = SCENARIOS.filter((s) => !ONLY || s.name.includes(ONLY));
 if (!HAVE_STRACE) {
   const message =
     'power-loss: SKIPPED: strace is not installed or may not trace here (apt-get install strace; ptrace allowed); the power-loss harness did NOT run';
-  console.warn(message);
+  console.warn(`\n${'!'.repeat(80)}\n!! ${message}\n${'!'.repeat(80)}\n`);
   if (process.env['CI'] === 'true') {
     it('strace is installed (required under CI=true)', () => {
       expect.fail(message);
