@@ -263,7 +263,11 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
     }
   }
 
-  /** Sends one more user message (a turn is queued); for queries started without a prompt. */
+  /**
+   * Sends one more user message (a turn is queued); for queries started without a prompt. A
+   * resume without a prompt ends once the host asks for the next message with nothing in
+   * flight (then a `num_turns: 0` result ends it), so send this in response to a message.
+   */
   async sendUserMessage(message: SDKUserMessageInput): Promise<void> {
     await this.ready;
     const line = userLine(message);
