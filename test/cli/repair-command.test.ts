@@ -87,4 +87,15 @@ describe('mend repair', () => {
     expect(r2.stderr).toContain('mend: error [unknown_session_format]');
     expect(readdirSync(sb.scratch).sort()).toEqual(['odd.jsonl', 'own.jsonl']);
   });
+
+  it('reads a legacy whole-file Gemini session but does not repair it (usage, 2), writing nothing', async () => {
+    const sb = makeSandbox('repair');
+    const legacy = join(sb.scratch, 'session-2025-06-01T10-00-abcdef12.json');
+    cpSync(join(REPO_ROOT, 'fixtures/foreign/gemini-legacy-json/session.json'), legacy);
+    expect((await mend(sb, ['plan', legacy, '--json'])).exitCode).toBe(0);
+    const run = await mend(sb, ['repair', legacy, '--json']);
+    expect(run.exitCode).toBe(2);
+    expect(JSON.parse(run.stdout)).toMatchObject({ error: { code: 'usage', message: expect.stringContaining('legacy') } });
+    expect(readdirSync(sb.scratch)).toEqual([basename(legacy)]);
+  });
 });
