@@ -85,6 +85,13 @@ export interface OpenRequest {
    * them; for a run that shows the plan and ends (the recovery line alone never asks).
    */
   histories?: 'eager' | 'on_demand';
+  /**
+   * Another agent's session file (never written): `at_open` copies it into mend's store as a
+   * new session while opening (a run that continues it or sends a prompt at once). Without it
+   * the file is read in place, whatever the access, and the first turn makes the copy: opening
+   * it anywhere writes nothing until the user continues it in mend.
+   */
+  copyForeign?: 'at_open';
 }
 
 export type RuntimeEvent = EngineEvent | { type: 'recovery_plan'; plan: SessionRecoveryPlan };

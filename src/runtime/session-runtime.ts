@@ -24,6 +24,7 @@ import type { RefusalCode } from '../wire/error-codes.js';
 import type { SessionRef, WriterLease } from '../store/session-store.js';
 import { REFUSAL_MESSAGES, decideRecoveryAction, type Decision, type RunIntent } from './continuation-policy.js';
 import { forkInto } from './fork-session.js';
+import { importForeignSession } from './foreign-import.js';
 import { RecordChain } from './record-chain.js';
 import { approvalGate, createToolPort, type AskHost } from './tool-port.js';
 import { McpHub, type McpServerStatus } from '../tools/mcp/mcp-hub.js';
@@ -53,10 +54,13 @@ export class SessionRuntime {
   /** The session's MCP servers: started with a session that may run tools, stopped by close(). */
   private readonly mcp: McpHub;
 
+  /** Set once another agent's session was copied into the store: the plan id of its file as read in place. */
+  private importedSourcePlanId: string | undefined;
+
   private constructor(
     private readonly deps: RuntimeDeps,
-    readonly ref: SessionRef,
-    readonly sessionId: string,
+    private currentRef: SessionRef,
+    private currentSessionId: string,
     readonly resumed: boolean,
     private lease: WriterLease | null,
     private loaded: LoadedSession | null,
@@ -131,6 +135,20 @@ export class SessionRuntime {
     if (source === null) throw new MendError('no_session_to_continue', `no session to continue for ${scope.projectRoot}`);
     if (!(await store.exists(source))) throw new MendError('session_not_found', `session not found: ${source.location}`, { path: source.location });
 
+    if (source.foreign && write && (request.copyForeign === 'at_open' || request.fork)) {
+      // Another agent's file is never written: continuing it (or a prompt on it) works in a mend copy.
+      const imported = await importForeignSession(deps, source, request.fork?.sessionId);
+      try {
+        const { loaded, plan } = await loadAndPlan(store, imported.ref, request.settings.allowAutoContinue, null);
+        const runtime = new SessionRuntime(deps, imported.ref, imported.sessionId, true, imported.lease, loaded, plan, null, request.settings);
+        runtime.importedSourcePlanId = imported.sourcePlanId;
+        return runtime;
+      } catch (error) {
+        await imported.lease.release();
+        throw error;
+      }
+    }
+
     if (request.fork && write) {
       // Continuing a fork of a session another process is writing would close a tool call
       // that is still running as "outcome unknown": refused. A fork for a new prompt is fine;
@@ -154,6 +172,13 @@ export class SessionRuntime {
         await lease.release();
         throw error;
       }
+    }
+
+    if (source.foreign) {
+      // Read in place, like a session opened on demand: the first turn copies it (takeLeaseOnDemand).
+      const { loaded, plan } = await loadAndPlan(store, source, request.settings.allowAutoContinue, null, request.histories);
+      const sessionId = loaded.conversation.sessionId || source.sessionId;
+      return new SessionRuntime(deps, { ...source, sessionId }, sessionId, true, null, loaded, plan, null, request.settings, request.access !== 'inspect');
     }
 
     const lease = write ? await store.acquire(source, deps.identity) : null;
@@ -181,6 +206,15 @@ export class SessionRuntime {
   }
 
   // ---- state --------------------------------------------------------------------------------
+
+  /** The session this runtime drives. Another agent's file opened in place becomes the mend copy once continued. */
+  get ref(): SessionRef {
+    return this.currentRef;
+  }
+
+  get sessionId(): string {
+    return this.currentSessionId;
+  }
 
   get writable(): boolean {
     return this.lease !== null;
@@ -401,9 +435,11 @@ export class SessionRuntime {
             return null;
           }
           const current = await this.planForExecution();
+          // A host that saw another agent's file in place names that plan: it is this copy's.
+          const planId = request.planId !== undefined && request.planId === this.importedSourcePlanId ? current?.plan.planId : request.planId;
           const intent: RunIntent = request.auto
-            ? { type: 'auto_continue', planId: request.planId }
-            : { type: 'continue', planId: request.planId, ...(request.unconfirmed ? { unconfirmed: true } : {}) };
+            ? { type: 'auto_continue', planId }
+            : { type: 'continue', planId, ...(request.unconfirmed ? { unconfirmed: true } : {}) };
           const decision = decideRecoveryAction(current?.plan ?? null, intent, { busy: false });
           if (decision.action === 'refused') {
             answer({ accepted: false, code: decision.code, message: decision.message, plan: current?.plan ?? null });
@@ -435,14 +471,24 @@ export class SessionRuntime {
   private async takeLeaseOnDemand(): Promise<string | null> {
     if (this.lease || !this.leaseOnDemand) return null;
     if (this.closed) return 'the session is closed';
-    try {
-      this.lease = await this.deps.store.acquire(this.ref, this.deps.identity);
-    } catch (error) {
-      if (isMendError(error, 'session_locked')) return error.message;
-      throw error;
+    if (this.currentRef.foreign) {
+      // Another agent's file opened in place: the first turn copies it into mend's store and works there.
+      const imported = await importForeignSession(this.deps, this.currentRef);
+      this.currentRef = imported.ref;
+      this.currentSessionId = imported.sessionId;
+      this.importedSourcePlanId = imported.sourcePlanId;
+      this.lease = imported.lease;
+      this.agentBuilder = null;
+    } else {
+      try {
+        this.lease = await this.deps.store.acquire(this.ref, this.deps.identity);
+      } catch (error) {
+        if (isMendError(error, 'session_locked')) return error.message;
+        throw error;
+      }
     }
     try {
-      const { loaded, plan } = await loadAndPlan(this.deps.store, this.ref, this.settings.allowAutoContinue, null);
+      const { loaded, plan } = await loadAndPlan(this.deps.store, this.currentRef, this.settings.allowAutoContinue, null);
       this.loaded = loaded;
       this.plan = plan;
       this.planFresh = true;
