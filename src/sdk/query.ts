@@ -208,7 +208,8 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
     this.finished = true;
     clearTimeout(this.startupTimer);
     const failure = this.abortError ?? this.promptError?.value ?? this.explain(error);
-    if (!failure && this.resumeOnly && this.resultsSeen === 0 && this.recoveryLine && !this.closePromise) this.output.push(this.noTurnResult(this.recoveryLine));
+    if (!failure && this.resumeOnly && this.resultsSeen === 0 && this.recoveryLine && !this.closePromise)
+      this.output.push(this.noTurnResult(this.recoveryLine));
     if (failure) this.output.fail(failure);
     else this.output.end();
     const why = failure ?? this.transport.endedError?.() ?? new MendSdkError('stream_ended', 'the message stream ended');
