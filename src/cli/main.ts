@@ -24,7 +24,7 @@ import { serializeLine } from '../wire/line-framer.js';
 import { errorFields, resultMessage } from '../wire/result-lines.js';
 import { parseArgs, type OutputFormat, type RunOptions } from './args.js';
 import { faultHookFromEnv } from './fault-hook.js';
-import { outlineFromEnv } from './outline-env.js';
+import { outlineFromEnv, outlineScanFromEnv } from './outline-env.js';
 import { configuredModel, lazyProvider, type ProviderEnv } from './provider-factory.js';
 import { MEND_VERSION } from './version.js';
 import { selectMcpServers, type McpServerSelection } from './mcp-servers.js';
@@ -126,6 +126,7 @@ export async function composeStore(io: MainIo, flag: string | undefined, private
     warn,
     ...(faultHook ? { faultHook } : {}),
     ...(outline !== undefined ? { outline } : {}),
+    ...(outlineScanFromEnv(io.env) ? {} : { outlineScan: false }),
   });
 }
 

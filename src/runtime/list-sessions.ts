@@ -7,7 +7,7 @@ import { errorCodeOf, errorMessageOf } from '../errors.js';
 import { FOREIGN_AGENTS, type ForeignAgent } from '../foreign/adapter.js';
 import { listForeignSessionFiles, type ForeignHomes } from '../foreign/homes.js';
 import type { ProjectScope, SessionStore } from '../store/session-store.js';
-import { loadAndPlan } from './session-runtime.js';
+import { loadPlanHead } from './session-runtime.js';
 
 export interface ProjectSessionRow {
   id: string;
@@ -108,7 +108,7 @@ export async function listProjectSessions(store: SessionStore, scope: ProjectSco
     try {
       // A session another process is writing right now is `running`, not crashed.
       // Only the plan is shown: planned from the outline, no history read.
-      const { loaded, plan } = await loadAndPlan(store, entry.ref, false, await store.activeWriter(entry.ref), 'on_demand');
+      const { loaded, plan } = await loadPlanHead(store, entry.ref, false, await store.activeWriter(entry.ref));
       rows.push({
         ...base,
         id: loaded.conversation.sessionId,

@@ -6,7 +6,7 @@
 import type { ToolPort } from '../engine/agent-session.js';
 import type { EngineEvent, TurnOutcome } from '../engine/engine-events.js';
 import type { ModelProvider } from '../providers/provider.js';
-import type { SessionRecoveryPlan } from '../recovery/plan-types.js';
+import type { RecoveryPlanHead, SessionRecoveryPlan } from '../recovery/plan-types.js';
 import type { ApprovalMode } from '../wire/approval-modes.js';
 import type { RefusalCode } from '../wire/error-codes.js';
 import type { ProjectScope, SessionStore, WriterIdentity } from '../store/session-store.js';
@@ -98,4 +98,4 @@ export type RuntimeEvent = EngineEvent | { type: 'recovery_plan'; plan: SessionR
 
 export type ContinueAnswer =
   | { accepted: true; plan: SessionRecoveryPlan; outcome: Promise<TurnOutcome> }
-  | { accepted: false; code: RefusalCode; message: string; plan: SessionRecoveryPlan | null };
+  | { accepted: false; code: RefusalCode; message: string; plan: RecoveryPlanHead | null };

@@ -20,8 +20,7 @@ import { foreignReadResult } from '../foreign/to-read-result.js';
 import { createHash } from 'node:crypto';
 import type { ActiveWriter } from '../session/active-writer.js';
 import type { ReadResult } from '../session/log-reader.js';
-import { wholeOutline, type SessionOutline } from '../session/outline/outline-reader.js';
-import type { RecordIndex } from '../session/record-index.js';
+import { wholeOutline, type SessionOutline } from '../session/outline/history-reader.js';
 import { isSessionId } from '../session/session-paths.js';
 import type { ProjectScope, SessionListing, SessionRef, SessionStore, StoreKind, WriterIdentity, WriterLease } from './session-store.js';
 
@@ -144,12 +143,6 @@ export class ForeignSourcesStore implements SessionStore {
   async read(ref: SessionRef): Promise<ReadResult> {
     if (!ref.foreign) return this.inner.read(ref);
     return (await readForeignFile(ref.location, ref.foreign.agent)).read;
-  }
-
-  async readIndex(ref: SessionRef): Promise<RecordIndex> {
-    if (!ref.foreign) return this.inner.readIndex(ref);
-    const read = await this.read(ref);
-    return { sessionId: read.sessionId, entries: wholeOutline(read).indexEntries(), diagnostics: read.diagnostics };
   }
 
   async readOutline(ref: SessionRef): Promise<SessionOutline> {

@@ -261,9 +261,10 @@ export class AcpAgent {
     const session = this.register(sessionId, runtime);
     const summary = await session.summary();
     const sends: Array<Promise<void>> = [];
-    if (replay && runtime.loadedSession) {
+    const history = replay ? await runtime.loadHistory() : null;
+    if (history) {
       // Every replayed update goes out before the answer (writes are queued in order).
-      for (const update of replayUpdates(runtime.loadedSession.conversation)) sends.push(this.sendTo(session.id, update));
+      for (const update of replayUpdates(history.loaded.conversation)) sends.push(this.sendTo(session.id, update));
     }
     const mend: AcpSessionMeta = { recovery: summary };
     const notice = summary ? recoveryNotice(summary) : null;
