@@ -57,11 +57,14 @@ export interface RunOptions extends StdioRunOptions {
   strictMcpConfig: boolean;
 }
 
+/** Whose sessions `sessions list` shows. */
+export type SessionsAgent = 'mend' | 'claude' | 'codex' | 'gemini' | 'all';
+
 export type ParsedCommand =
   | { command: 'run'; options: RunOptions }
   | { command: 'plan'; target: string; json: boolean; full: boolean; debug: boolean; store: string | undefined }
   | { command: 'repair'; target: string; json: boolean; debug: boolean; store: string | undefined }
-  | { command: 'sessions-list'; json: boolean; debug: boolean; store: string | undefined }
+  | { command: 'sessions-list'; json: boolean; debug: boolean; store: string | undefined; agent: SessionsAgent }
   | { command: 'sessions-export'; target: string; store: string | undefined }
   | { command: 'sessions-import'; source: string; store: string | undefined }
   | { command: 'store-migrate'; store: string | undefined }
@@ -102,7 +105,7 @@ const STORE_OPTION = {
 const SUBCOMMANDS = {
   plan: {
     usage: 'plan <target> [--json [--full]]',
-    describe: 'print the recovery plan of a session (id or .jsonl path); never writes',
+    describe: "print the recovery plan of a session (id or path: mend's, Claude Code's, Codex's or Gemini CLI's); never writes",
     builder: <T>(y: Argv<T>) =>
       y
         .positional('target', { type: 'string', demandOption: true, describe: 'a session id of this project, or a .jsonl path' })
@@ -118,13 +121,18 @@ const SUBCOMMANDS = {
         .option('json', { type: 'boolean', default: false, describe: 'one JSON object' }),
   },
   sessions: {
-    usage: 'sessions list [--json] | sessions export <id|path> | sessions import <FILE|->',
+    usage: 'sessions list [--json] [--agent mend|claude|codex|gemini|all] | sessions export <id|path> | sessions import <FILE|->',
     describe: 'list the sessions of this project; export one as ndjson; import one (FILE or - for stdin)',
     builder: <T>(y: Argv<T>) =>
       y
         .positional('action', { choices: ['list', 'export', 'import'] as const, demandOption: true, describe: 'list, export or import' })
         .positional('target', { type: 'string', describe: 'export: a session id or path; import: a file, or - for stdin' })
-        .option('json', { type: 'boolean', default: false, describe: 'list: one JSON object per session' }),
+        .option('json', { type: 'boolean', default: false, describe: 'list: one JSON object per session' })
+        .option('agent', {
+          type: 'string',
+          choices: ['mend', 'claude', 'codex', 'gemini', 'all'] as const,
+          describe: "list: this project's sessions in another agent's home (read in place, never written); all: mend's and every agent's",
+        }),
   },
   store: {
     usage: 'store migrate [--store postgres://…]',
@@ -204,7 +212,11 @@ function build(yargs: typeof yargsFactory, argv: string[]) {
     .option('prompt', { alias: 'p', type: 'string', describe: 'the prompt; "-" reads it from stdin' })
     .option('prompt-interactive', { alias: 'i', type: 'string', describe: 'open the interactive terminal UI with this first prompt' })
     .option('continue', { alias: 'c', type: 'boolean', default: RUN_DEFAULTS.continue, describe: 'resume the most recent session of this project' })
-    .option('resume', { alias: 'r', type: 'string', describe: 'resume a session by UUID, or a .jsonl path' })
+    .option('resume', {
+      alias: 'r',
+      type: 'string',
+      describe: "resume a session by UUID, or a path (mend's .jsonl, or a Claude Code, Codex or Gemini CLI session: read in place, continued in a mend copy)",
+    })
     .option('session-id', { type: 'string', describe: 'start a new session with this UUID' })
     .option('fork-session', { type: 'boolean', default: RUN_DEFAULTS['fork-session'], describe: 'copy the resumed session into a new one and work there' })
     .option('output-format', {
@@ -343,7 +355,13 @@ function commandOf(a: Args): ParsedCommand {
       return { command: 'sessions-export', target, store };
     }
     if (action === 'import') return { command: 'sessions-import', source: target ?? '-', store };
-    return { command: 'sessions-list', json: a.json === true, debug: a.debug, store };
+    return {
+      command: 'sessions-list',
+      json: a.json === true,
+      debug: a.debug,
+      store,
+      agent: (last(a['agent'] as string | undefined) ?? 'mend') as SessionsAgent,
+    };
   }
   if (first === 'store') return { command: 'store-migrate', store };
   if (first === 'serve') return { command: 'serve', options: { ...serveOptions(a), store } };

@@ -20,8 +20,8 @@ export async function planCommand(args: { target: string; json: boolean; full: b
     const runtime = await SessionRuntime.open(io.runtime, {
       target: { type: 'resume', target: args.target },
       access: 'inspect',
-      // Without --full only the plan is printed: planned from the outline (issue 11).
-      histories: args.full ? 'eager' : 'on_demand',
+      // Planned from the outline; --full reads the histories by an explicit call below.
+      histories: 'on_demand',
       settings: { model: undefined, approvalMode: 'default', allowedTools: [], maxTurns: 1, allowAutoContinue: false, acceptDegraded: false },
     });
     const plan = runtime.recoveryPlan!;
@@ -46,8 +46,9 @@ export async function planCommand(args: { target: string; json: boolean; full: b
           : null,
       };
       if (args.full) {
-        out['originalApiHistory'] = plan.originalApiHistory;
-        out['apiHistory'] = plan.apiHistory;
+        const full = await runtime.loadHistory();
+        out['originalApiHistory'] = full?.plan.originalApiHistory ?? [];
+        out['apiHistory'] = full?.plan.apiHistory ?? [];
       }
       io.stdout.write(`${JSON.stringify(out)}\n`);
       return ExitCode.success;

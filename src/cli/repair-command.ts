@@ -49,8 +49,11 @@ export async function repairCommand(args: { target: string; json: boolean }, io:
         },
       );
     }
-    const plan = runtime.recoveryPlan!;
-    const origin = runtime.loadedSession?.conversation.origin;
+    // The repair writes the repaired history: the plan with its histories (read at open: eager).
+    const current = await runtime.loadHistory();
+    if (current === null) throw new MendError('session_not_found', `session not found: ${ref.location}`, { path: ref.location });
+    const { plan, loaded } = current;
+    const origin = loaded.conversation.origin;
     const repair = await repairForeignFile({ path: ref.location, agent: ref.foreign.agent, plan, sha256: origin?.sha256 });
     const text = [...(repair.resume.cwd !== null ? [`cd ${shellWord(repair.resume.cwd)}`] : []), repair.resume.argv.map(shellWord).join(' ')].join(' && ');
     if (args.json) {

@@ -6,7 +6,7 @@
 import type { ToolPort } from '../engine/agent-session.js';
 import type { EngineEvent, TurnOutcome } from '../engine/engine-events.js';
 import type { ModelProvider } from '../providers/provider.js';
-import type { SessionRecoveryPlan } from '../recovery/plan-types.js';
+import type { RecoveryPlanHead, SessionRecoveryPlan } from '../recovery/plan-types.js';
 import type { ApprovalMode } from '../wire/approval-modes.js';
 import type { RefusalCode } from '../wire/error-codes.js';
 import type { ProjectScope, SessionStore, WriterIdentity } from '../store/session-store.js';
@@ -85,10 +85,17 @@ export interface OpenRequest {
    * them; for a run that shows the plan and ends (the recovery line alone never asks).
    */
   histories?: 'eager' | 'on_demand';
+  /**
+   * Another agent's session file (never written): `at_open` copies it into mend's store as a
+   * new session while opening (a run that continues it or sends a prompt at once). Without it
+   * the file is read in place, whatever the access, and the first turn makes the copy: opening
+   * it anywhere writes nothing until the user continues it in mend.
+   */
+  copyForeign?: 'at_open';
 }
 
 export type RuntimeEvent = EngineEvent | { type: 'recovery_plan'; plan: SessionRecoveryPlan };
 
 export type ContinueAnswer =
   | { accepted: true; plan: SessionRecoveryPlan; outcome: Promise<TurnOutcome> }
-  | { accepted: false; code: RefusalCode; message: string; plan: SessionRecoveryPlan | null };
+  | { accepted: false; code: RefusalCode; message: string; plan: RecoveryPlanHead | null };

@@ -14,9 +14,9 @@ import { MendError, errorCodeOf, errorMessageOf, isMendError } from '../errors.j
 import { AgentSession, type ApprovalGate } from '../engine/agent-session.js';
 import type { TurnOutcome } from '../engine/engine-events.js';
 import { RecordBuilder } from '../engine/record-builder.js';
-import type { SessionRecoveryPlan } from '../recovery/plan-types.js';
+import type { RecoveryPlanHead, SessionRecoveryPlan } from '../recovery/plan-types.js';
 import type { ActiveWriter } from '../session/active-writer.js';
-import type { LoadedSession } from '../session/conversation.js';
+import type { LoadedHead, LoadedSession } from '../session/conversation.js';
 import { turnAbortReasonOf, type Part } from '../session/records.js';
 import { canonicalSessionId, isSessionId } from '../session/session-ids.js';
 import type { ApprovalMode } from '../wire/approval-modes.js';
@@ -24,17 +24,18 @@ import type { RefusalCode } from '../wire/error-codes.js';
 import type { SessionRef, WriterLease } from '../store/session-store.js';
 import { REFUSAL_MESSAGES, decideRecoveryAction, type Decision, type RunIntent } from './continuation-policy.js';
 import { forkInto } from './fork-session.js';
+import { importForeignSession } from './foreign-import.js';
 import { RecordChain } from './record-chain.js';
 import { approvalGate, createToolPort, type AskHost } from './tool-port.js';
 import { McpHub, type McpServerStatus } from '../tools/mcp/mcp-hub.js';
 import type { McpServerSpec } from '../tools/mcp/mcp-config.js';
 import type { McpMessageChannel } from '../tools/mcp/control-channel-transport.js';
 import { TurnQueue } from './turn-queue.js';
-import { contextFor, loadAndPlan, refusedOutcome } from './load-and-plan.js';
+import { contextFor, loadAndPlan, loadPlanHead, refusedOutcome } from './load-and-plan.js';
 import type { ContinueAnswer, OpenRequest, RuntimeDeps, RuntimeEvent, RuntimeSettings } from './runtime-types.js';
 
 export type { ContinueAnswer, OpenRequest, RuntimeDeps, RuntimeEvent, RuntimeSettings, SessionTarget } from './runtime-types.js';
-export { loadAndPlan, refusedOutcome } from './load-and-plan.js';
+export { loadAndPlan, loadPlanHead, refusedOutcome } from './load-and-plan.js';
 
 export class SessionRuntime {
   readonly settings: RuntimeSettings;
@@ -53,14 +54,17 @@ export class SessionRuntime {
   /** The session's MCP servers: started with a session that may run tools, stopped by close(). */
   private readonly mcp: McpHub;
 
+  /** Set once another agent's session was copied into the store: the plan id of its file as read in place. */
+  private importedSourcePlanId: string | undefined;
+
   private constructor(
     private readonly deps: RuntimeDeps,
-    readonly ref: SessionRef,
-    readonly sessionId: string,
+    private currentRef: SessionRef,
+    private currentSessionId: string,
     readonly resumed: boolean,
     private lease: WriterLease | null,
-    private loaded: LoadedSession | null,
-    private plan: SessionRecoveryPlan | null,
+    private loaded: LoadedHead | null,
+    private plan: RecoveryPlanHead | null,
     /** The live holder when inspecting a session another process writes. */
     readonly activeWriter: ActiveWriter | null,
     settings: RuntimeSettings,
@@ -131,6 +135,20 @@ export class SessionRuntime {
     if (source === null) throw new MendError('no_session_to_continue', `no session to continue for ${scope.projectRoot}`);
     if (!(await store.exists(source))) throw new MendError('session_not_found', `session not found: ${source.location}`, { path: source.location });
 
+    if (source.foreign && write && (request.copyForeign === 'at_open' || request.fork)) {
+      // Another agent's file is never written: continuing it (or a prompt on it) works in a mend copy.
+      const imported = await importForeignSession(deps, source, request.fork?.sessionId);
+      try {
+        const { loaded, plan } = await loadAndPlan(store, imported.ref, request.settings.allowAutoContinue, null);
+        const runtime = new SessionRuntime(deps, imported.ref, imported.sessionId, true, imported.lease, loaded, plan, null, request.settings);
+        runtime.importedSourcePlanId = imported.sourcePlanId;
+        return runtime;
+      } catch (error) {
+        await imported.lease.release();
+        throw error;
+      }
+    }
+
     if (request.fork && write) {
       // Continuing a fork of a session another process is writing would close a tool call
       // that is still running as "outcome unknown": refused. A fork for a new prompt is fine;
@@ -156,10 +174,20 @@ export class SessionRuntime {
       }
     }
 
+    if (source.foreign) {
+      // Read in place, like a session opened on demand: the first turn copies it (takeLeaseOnDemand).
+      const { loaded, plan } = await loadAndPlan(store, source, request.settings.allowAutoContinue, null, request.histories);
+      const sessionId = loaded.conversation.sessionId || source.sessionId;
+      return new SessionRuntime(deps, { ...source, sessionId }, sessionId, true, null, loaded, plan, null, request.settings, request.access !== 'inspect');
+    }
+
     const lease = write ? await store.acquire(source, deps.identity) : null;
     try {
       const holder = lease ? null : await store.activeWriter(source);
-      const { loaded, plan } = await loadAndPlan(store, source, request.settings.allowAutoContinue, holder, request.histories);
+      const { loaded, plan } =
+        request.histories === 'on_demand'
+          ? await loadPlanHead(store, source, request.settings.allowAutoContinue, holder)
+          : await loadAndPlan(store, source, request.settings.allowAutoContinue, holder);
       // New records need an id even in a log that names none (an empty file not named by a UUID).
       const sessionId = loaded.conversation.sessionId || source.sessionId;
       // A file that names no session (0 bytes, or nothing but damaged lines, under a name that
@@ -182,17 +210,53 @@ export class SessionRuntime {
 
   // ---- state --------------------------------------------------------------------------------
 
+  /** The session this runtime drives. Another agent's file opened in place becomes the mend copy once continued. */
+  get ref(): SessionRef {
+    return this.currentRef;
+  }
+
+  get sessionId(): string {
+    return this.currentSessionId;
+  }
+
   get writable(): boolean {
     return this.lease !== null;
   }
 
-  /** The plan as last built (at open, or by the latest revalidation). */
-  get recoveryPlan(): SessionRecoveryPlan | null {
+  /**
+   * The plan as last built (at open, or by the latest revalidation), without its histories
+   * when the runtime was opened with `histories: 'on_demand'` (loadHistory reads them).
+   */
+  get recoveryPlan(): RecoveryPlanHead | null {
     return this.plan;
   }
 
-  get loadedSession(): LoadedSession | null {
+  /** The loaded session as last built; without its records when the plan is (see recoveryPlan). */
+  get loadedSession(): LoadedHead | null {
     return this.loaded;
+  }
+
+  /**
+   * The current plan with its histories and the session with its records. A runtime
+   * opened with `histories: 'on_demand'` reads them now, once (the whole session, as an
+   * eager open does); the plan it then holds is the one read (equal to the one shown unless
+   * the log changed since). Null when there is no plan (a new session).
+   */
+  async loadHistory(): Promise<{ plan: SessionRecoveryPlan; loaded: LoadedSession } | null> {
+    const held = this.withHistories();
+    if (held !== null || this.plan === null) return held;
+    if (!(await this.deps.store.exists(this.ref))) return null;
+    const { loaded, plan } = await loadAndPlan(this.deps.store, this.ref, this.settings.allowAutoContinue, this.lease ? null : this.activeWriter);
+    this.loaded = loaded;
+    this.plan = plan;
+    return { loaded, plan };
+  }
+
+  /** The held plan and session when they carry their histories and records. */
+  private withHistories(): { plan: SessionRecoveryPlan; loaded: LoadedSession } | null {
+    const { plan, loaded } = this;
+    if (plan === null || loaded === null || !('apiHistory' in plan) || !('records' in loaded.conversation)) return null;
+    return { plan: plan as SessionRecoveryPlan, loaded: loaded as LoadedSession };
   }
 
   /** A turn is running, queued, or a continuation is being decided. */
@@ -219,7 +283,7 @@ export class SessionRuntime {
     // While a turn runs, the log's tail is half written by us: that is a running session,
     // never a crash. Its plan says so (the holder is this runtime's own lease).
     if (this.queue.running && this.lease) {
-      if (!(await this.deps.store.exists(this.ref))) return this.plan && this.loaded ? { plan: this.plan, loaded: this.loaded } : null;
+      if (!(await this.deps.store.exists(this.ref))) return this.loadHistory();
       return loadAndPlan(this.deps.store, this.ref, this.settings.allowAutoContinue, this.lease.holder);
     }
     return this.planForExecution();
@@ -234,7 +298,7 @@ export class SessionRuntime {
       this.plan = plan;
       this.planFresh = true;
     }
-    return this.plan && this.loaded ? { plan: this.plan, loaded: this.loaded } : null;
+    return this.loadHistory();
   }
 
   subscribe(listener: (event: RuntimeEvent) => void): () => void {
@@ -401,9 +465,11 @@ export class SessionRuntime {
             return null;
           }
           const current = await this.planForExecution();
+          // A host that saw another agent's file in place names that plan: it is this copy's.
+          const planId = request.planId !== undefined && request.planId === this.importedSourcePlanId ? current?.plan.planId : request.planId;
           const intent: RunIntent = request.auto
-            ? { type: 'auto_continue', planId: request.planId }
-            : { type: 'continue', planId: request.planId, ...(request.unconfirmed ? { unconfirmed: true } : {}) };
+            ? { type: 'auto_continue', planId }
+            : { type: 'continue', planId, ...(request.unconfirmed ? { unconfirmed: true } : {}) };
           const decision = decideRecoveryAction(current?.plan ?? null, intent, { busy: false });
           if (decision.action === 'refused') {
             answer({ accepted: false, code: decision.code, message: decision.message, plan: current?.plan ?? null });
@@ -435,14 +501,24 @@ export class SessionRuntime {
   private async takeLeaseOnDemand(): Promise<string | null> {
     if (this.lease || !this.leaseOnDemand) return null;
     if (this.closed) return 'the session is closed';
-    try {
-      this.lease = await this.deps.store.acquire(this.ref, this.deps.identity);
-    } catch (error) {
-      if (isMendError(error, 'session_locked')) return error.message;
-      throw error;
+    if (this.currentRef.foreign) {
+      // Another agent's file opened in place: the first turn copies it into mend's store and works there.
+      const imported = await importForeignSession(this.deps, this.currentRef);
+      this.currentRef = imported.ref;
+      this.currentSessionId = imported.sessionId;
+      this.importedSourcePlanId = imported.sourcePlanId;
+      this.lease = imported.lease;
+      this.agentBuilder = null;
+    } else {
+      try {
+        this.lease = await this.deps.store.acquire(this.ref, this.deps.identity);
+      } catch (error) {
+        if (isMendError(error, 'session_locked')) return error.message;
+        throw error;
+      }
     }
     try {
-      const { loaded, plan } = await loadAndPlan(this.deps.store, this.ref, this.settings.allowAutoContinue, null);
+      const { loaded, plan } = await loadAndPlan(this.deps.store, this.currentRef, this.settings.allowAutoContinue, null);
       this.loaded = loaded;
       this.plan = plan;
       this.planFresh = true;
@@ -490,7 +566,8 @@ export class SessionRuntime {
       return outcome;
     }
     return this.runTurn('prompt', async (agent, signal) => {
-      if (this.recoveryPending && this.plan) await agent.recordRecoveryStart(this.plan);
+      const current = this.recoveryPending ? this.withHistories() : null;
+      if (current !== null) await agent.recordRecoveryStart(current.plan);
       this.recoveryPending = false;
       return agent.runPrompt(parts, { signal, maxTurns: this.settings.maxTurns });
     });
@@ -539,7 +616,8 @@ export class SessionRuntime {
     const lease = this.recordChain();
     if (!lease) throw new MendError('internal', 'a run that writes needs the writer lease');
     if (this.agent && !this.modelChanged) return this.agent;
-    const history = this.agent ? this.agent.history : structuredClone(this.plan?.apiHistory ?? []);
+    // A leased runtime's plan carries its histories: it was loaded whole under the lease.
+    const history = this.agent ? this.agent.history : structuredClone(this.withHistories()?.plan.apiHistory ?? []);
     const builder = this.recordBuilder();
     const mcpTools = this.mcp;
     const gate: ApprovalGate = approvalGate(this.settings, () => this.askHost(), mcpTools);

@@ -99,8 +99,10 @@ describe('owner-format repair writers', () => {
       expect(again.agent).toBe(agent);
       expect(again.session.sessionId).toBe(NEW_ID);
       if (session.sessionId) expect(repair.text).not.toContain(session.sessionId);
-      // Nothing dangles any more, and nothing damaged was copied.
-      expect(again.plan.repairs.filter((r) => r.type === 'synthesized_tool_result')).toEqual([]);
+      // Nothing dangles any more, nothing damaged was copied, and nothing else changed for the
+      // planner: the plan's other repairs (a gap, a dropped duplicate) are the source's.
+      expect(again.plan.repairs).toEqual(plan.repairs.filter((r) => r.type !== 'synthesized_tool_result'));
+      expect(again.plan.kind === 'degraded_history').toBe(plan.kind === 'degraded_history');
       expect(again.plan.diagnostics.filter((d) => DAMAGE.has(d.code))).toEqual([]);
       // Codex's output has no error flag (the Responses API sends a string): the text is what counts.
       for (const callId of answered)
@@ -116,6 +118,15 @@ describe('owner-format repair writers', () => {
       const added = repair.text.split('\n').filter(Boolean).length - kept;
       expect(added).toBe(agent === 'gemini' ? sites.length : answered.length);
       expect(occurrencesIn(repair.text, SYNTHETIC_RESULT_REASON)).toBe(answered.length);
+      if (agent === 'codex') {
+        // Ordinals count lines: still strictly one apart where the source had them.
+        const ordinals = repair.text
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => (JSON.parse(l) as { ordinal?: unknown }).ordinal)
+          .filter((o): o is number => typeof o === 'number');
+        expect(ordinals.every((o, i) => i === 0 || o === ordinals[i - 1]! + 1)).toBe(true);
+      }
     });
   }
 

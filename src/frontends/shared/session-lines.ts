@@ -2,7 +2,6 @@
  * The lines every stdio run starts with: `init`, then on a resumed session the
  * `recovery` line saying what the plan is and what this run does about it.
  */
-import { recordedCwd } from '../../session/conversation-facts.js';
 import type { Decision } from '../../runtime/continuation-policy.js';
 import type { HostEnv } from '../../runtime/host-env.js';
 import type { SessionRuntime } from '../../runtime/session-runtime.js';
@@ -75,7 +74,7 @@ export function recoveryLine(runtime: SessionRuntime, decision: Decision, newId:
  */
 export function projectMismatch(runtime: SessionRuntime, scope: ProjectScope): string | undefined {
   const conversation = runtime.loadedSession?.conversation;
-  const recorded = conversation ? recordedCwd(conversation) : undefined;
+  const recorded = conversation?.recordedCwd ?? undefined;
   const { projectRoot, cwd } = scope;
   if (recorded === undefined || recorded === projectRoot || recorded === cwd || realPath(recorded) === projectRoot) return undefined;
   return `this session was recorded in ${recorded}; it now runs in ${projectRoot}, and its tools act here`;

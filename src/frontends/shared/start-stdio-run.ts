@@ -85,6 +85,8 @@ export async function startStdioRun(o: StdioRunOptions, host: HostEnv, out: Outp
   // A run that only shows the plan never reads the histories: planned from the outline (issue 11).
   const request = openRequestFor(o, intent.type === 'inspect' ? 'inspect' : 'write', intent);
   if (intent.type === 'inspect') request.histories = 'on_demand';
+  // A continuation or a prompt writes at once: another agent's session is copied into mend's store while opening.
+  if (intent.type === 'continue' || intent.type === 'prompt') request.copyForeign = 'at_open';
   const runtime = await SessionRuntime.open(host.runtime, request);
   onSessionId(runtime.sessionId);
   out.debug(`session ${runtime.sessionId} at ${runtime.ref.location} (${runtime.writable ? 'leased for writing' : 'read-only, no lease'})`);

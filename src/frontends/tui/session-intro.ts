@@ -13,11 +13,17 @@ import { readOnlyPanel, recoveryNotice } from './recovery-notice.js';
 import type { UiItem } from './ui-items.js';
 
 /** The items, and the plan id `/continue` must run (the one the INFO item showed). */
-export function sessionIntro(runtime: SessionRuntime, scope: ProjectScope, newId: () => string): { items: UiItem[]; noticePlanId: string | undefined } {
+export async function sessionIntro(
+  runtime: SessionRuntime,
+  scope: ProjectScope,
+  newId: () => string,
+): Promise<{ items: UiItem[]; noticePlanId: string | undefined }> {
   const items: UiItem[] = [];
   let noticePlanId: string | undefined;
-  const plan = runtime.recoveryPlan;
-  const loaded = runtime.loadedSession;
+  // The history is shown: read with the plan (the TUI opens sessions whole, so nothing is read again).
+  const current = runtime.resumed ? await runtime.loadHistory() : null;
+  const plan = current?.plan;
+  const loaded = current?.loaded;
   if (runtime.resumed && plan && loaded) {
     const records = loaded.conversation.totalRecords;
     items.push({ id: newId(), type: 'status', text: `resumed session ${runtime.sessionId} (${plural(records, 'record')})` });

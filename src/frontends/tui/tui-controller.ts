@@ -132,7 +132,7 @@ export class TuiController {
     runtime.setApprovalHandler(() => this.approvals.ask);
     runtime.setApprovalMode(this.state.approvalMode);
 
-    const { items, noticePlanId } = sessionIntro(runtime, this.deps.runtime.scope, this.newId);
+    const { items, noticePlanId } = await sessionIntro(runtime, this.deps.runtime.scope, this.newId);
     this.noticePlanId = noticePlanId;
     this.set({
       view: { ...emptyView([...this.state.view.done, ...items]) },
