@@ -7,7 +7,7 @@ import { errorCodeOf, errorMessageOf } from '../errors.js';
 import { FOREIGN_AGENTS, type ForeignAgent } from '../foreign/adapter.js';
 import { listForeignSessionFiles, type ForeignHomes } from '../foreign/homes.js';
 import type { ProjectScope, SessionStore } from '../store/session-store.js';
-import { loadPlanHead } from './session-runtime.js';
+import { loadAndPlan, loadPlanHead } from './session-runtime.js';
 
 export interface ProjectSessionRow {
   id: string;
@@ -57,7 +57,7 @@ export async function listSessions(store: SessionStore, scope: ProjectScope, whi
     const base = { path: file.path, agent: file.agent, size: file.size, started: null, lastUpdate: new Date(file.mtimeMs).toISOString(), firstPrompt: null };
     try {
       const ref = await store.resolve(scope, file.path);
-      const { loaded, plan } = await loadAndPlan(store, ref, false, null, 'on_demand');
+      const { loaded, plan } = await loadAndPlan(store, ref, false, null);
       const first = loaded.conversation.records.find((r) => r.type === 'user');
       const text = first?.type === 'user' ? first.message.parts.find((p) => typeof p.text === 'string')?.text : undefined;
       rows.push({
