@@ -176,7 +176,10 @@ export class SessionRuntime {
 
     if (source.foreign) {
       // Read in place, like a session opened on demand: the first turn copies it (takeLeaseOnDemand).
-      const { loaded, plan } = await loadAndPlan(store, source, request.settings.allowAutoContinue, null);
+      const { loaded, plan } =
+        request.histories === 'on_demand'
+          ? await loadPlanHead(store, source, request.settings.allowAutoContinue, null)
+          : await loadAndPlan(store, source, request.settings.allowAutoContinue, null);
       const sessionId = loaded.conversation.sessionId || source.sessionId;
       return new SessionRuntime(deps, { ...source, sessionId }, sessionId, true, null, loaded, plan, null, request.settings, request.access !== 'inspect');
     }
