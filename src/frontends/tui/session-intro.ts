@@ -20,7 +20,8 @@ export function sessionIntro(runtime: SessionRuntime, newId: () => string): { it
     const records = loaded.conversation.totalRecords;
     items.push({ id: newId(), type: 'status', text: `resumed session ${runtime.sessionId} (${plural(records, 'record')})` });
     items.push(...historyItems(plan.originalApiHistory, newId));
-    const notice = recoveryNotice(plan, { activeWriter: runtime.activeWriter, acceptDegraded: runtime.settings.acceptDegraded }, newId);
+    const decision = runtime.decide({ type: 'continue', planId: plan.planId });
+    const notice = recoveryNotice(plan, { activeWriter: runtime.activeWriter, acceptDegraded: runtime.settings.acceptDegraded, decision }, newId);
     if (notice) {
       items.push(notice);
       noticePlanId = plan.planId;
