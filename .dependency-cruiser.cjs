@@ -23,12 +23,20 @@ module.exports = {
       to: {
         pathNot: [
           '^src/recovery/',
-          '^src/session/(records|conversation|api-history|active-writer|model-entry|record-outline)\\.ts$',
+          '^src/session/(records|conversation|api-history|active-writer|model-entry|parts-shape)\\.ts$',
           '^src/wire/mcp-names\\.ts$',
           '^node_modules/zod/',
           '^crypto$|^node:crypto$',
         ],
       },
+    },
+    {
+      name: 'outline-wing-behind-its-interface',
+      severity: 'error',
+      comment:
+        'The fast reader (src/session/outline, README.md there) is reached only through its one interface, history-reader.ts: nothing outside the wing depends on how it reads.',
+      from: { path: '^src/', pathNot: '^src/session/outline/' },
+      to: { path: '^src/session/outline/', pathNot: '^src/session/outline/history-reader\\.ts$' },
     },
     {
       name: 'sdk-reaches-only-sdk-and-wire',

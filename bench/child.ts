@@ -79,13 +79,17 @@ async function main(): Promise<void> {
   } else if (mode === 'continue') {
     const outline = await readSessionOutlineAt(path);
     const stem = basename(path, '.jsonl');
-    const { loaded, plan } = planFromOutline(outline, { fallbackSessionId: stem }, {}, null);
+    const head = planFromOutline(outline, { fallbackSessionId: stem }, {}, null);
     const tPlanned = performance.now();
-    // What a continuation reads: the history it sends, and the records a replay shows.
+    // What a continuation then reads by an explicit call (SessionRuntime.loadHistory): the
+    // whole session, for the history it sends and the records a replay shows.
+    const loaded = await loadSession(path);
+    const plan = buildPlanForSession(loaded);
     info['apiEntries'] = plan.apiHistory.length;
     info['originalEntries'] = plan.originalApiHistory.length;
     info['records'] = loaded.conversation.records.length;
-    keep.push(loaded, plan);
+    info['samePlan'] = plan.planId === head.plan.planId;
+    keep.push(head, loaded, plan);
     info['planMs'] = tPlanned - t0;
     info['historyMs'] = performance.now() - tPlanned;
     info['kind'] = plan.kind;

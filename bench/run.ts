@@ -637,7 +637,7 @@ function reportQwen(small: QwenFigures, large: QwenFigures | null): void {
       });
       addRow({
         section: 'qwen-format',
-        name: `${label}: histories on demand instead (outline, plan, then the histories read back), in-process`,
+        name: `${label}: plan from the outline first, then the histories by an explicit load, in-process`,
         value: `${ms(med(f.continuePath, 'wallMs'))}, ${mb(med(f.continuePath, 'maxRssKb'))}`,
         baseline: `full load + plan ${ms(med(f.fullLoad, 'wallMs'))}`,
         wall: pairedRatio(col(f.continuePath, 'wallMs'), col(f.fullLoad, 'wallMs')),

@@ -47,6 +47,7 @@ export function manyCallsConversation(calls: number): ConversationRecord {
     writtenByMend: true,
     afterLastModel: { turnAborted: [], recoveryRecords: [], turnFailed: [], endedBy: null },
     sidechainRecords: 0,
+    recordedCwd: null,
   };
 }
 

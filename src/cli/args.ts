@@ -57,10 +57,14 @@ export interface RunOptions extends StdioRunOptions {
   strictMcpConfig: boolean;
 }
 
+/** Whose sessions `sessions list` shows. */
+export type SessionsAgent = 'mend' | 'claude' | 'codex' | 'gemini' | 'all';
+
 export type ParsedCommand =
   | { command: 'run'; options: RunOptions }
   | { command: 'plan'; target: string; json: boolean; full: boolean; debug: boolean; store: string | undefined }
-  | { command: 'sessions-list'; json: boolean; debug: boolean; store: string | undefined }
+  | { command: 'repair'; target: string; json: boolean; debug: boolean; store: string | undefined }
+  | { command: 'sessions-list'; json: boolean; debug: boolean; store: string | undefined; agent: SessionsAgent }
   | { command: 'sessions-export'; target: string; store: string | undefined }
   | { command: 'sessions-import'; source: string; store: string | undefined }
   | { command: 'store-migrate'; store: string | undefined }
@@ -101,21 +105,34 @@ const STORE_OPTION = {
 const SUBCOMMANDS = {
   plan: {
     usage: 'plan <target> [--json [--full]]',
-    describe: 'print the recovery plan of a session (id or .jsonl path); never writes',
+    describe: "print the recovery plan of a session (id or path: mend's, Claude Code's, Codex's or Gemini CLI's); never writes",
     builder: <T>(y: Argv<T>) =>
       y
         .positional('target', { type: 'string', demandOption: true, describe: 'a session id of this project, or a .jsonl path' })
         .option('json', { type: 'boolean', default: false, describe: 'one JSON object' })
         .option('full', { type: 'boolean', default: false, describe: 'with --json: include both histories' }),
   },
+  repair: {
+    usage: 'repair <path> [--json]',
+    describe: "write a repaired copy of another agent's session (Claude Code, Codex, Gemini CLI) for that agent to resume; the source is never modified",
+    builder: <T>(y: Argv<T>) =>
+      y
+        .positional('target', { type: 'string', demandOption: true, describe: "the agent's session file" })
+        .option('json', { type: 'boolean', default: false, describe: 'one JSON object' }),
+  },
   sessions: {
-    usage: 'sessions list [--json] | sessions export <id|path> | sessions import <FILE|->',
+    usage: 'sessions list [--json] [--agent mend|claude|codex|gemini|all] | sessions export <id|path> | sessions import <FILE|->',
     describe: 'list the sessions of this project; export one as ndjson; import one (FILE or - for stdin)',
     builder: <T>(y: Argv<T>) =>
       y
         .positional('action', { choices: ['list', 'export', 'import'] as const, demandOption: true, describe: 'list, export or import' })
         .positional('target', { type: 'string', describe: 'export: a session id or path; import: a file, or - for stdin' })
-        .option('json', { type: 'boolean', default: false, describe: 'list: one JSON object per session' }),
+        .option('json', { type: 'boolean', default: false, describe: 'list: one JSON object per session' })
+        .option('agent', {
+          type: 'string',
+          choices: ['mend', 'claude', 'codex', 'gemini', 'all'] as const,
+          describe: "list: this project's sessions in another agent's home (read in place, never written); all: mend's and every agent's",
+        }),
   },
   store: {
     usage: 'store migrate [--store postgres://…]',
@@ -196,6 +213,7 @@ function build(yargs: typeof yargsFactory, argv: string[]) {
     .usage('$0 [-p TEXT] [--continue | --resume ID|PATH] [options]\n\nA headless agent CLI with crash recovery.')
     .command('$0', 'run a prompt, or resume / inspect / continue a session')
     .command('plan <target>', SUBCOMMANDS.plan.describe, SUBCOMMANDS.plan.builder)
+    .command('repair <target>', SUBCOMMANDS.repair.describe, SUBCOMMANDS.repair.builder)
     .command('sessions <action> [target]', SUBCOMMANDS.sessions.describe, SUBCOMMANDS.sessions.builder)
     .command('store <action>', SUBCOMMANDS.store.describe, SUBCOMMANDS.store.builder)
     .option('store', STORE_OPTION)
@@ -203,7 +221,11 @@ function build(yargs: typeof yargsFactory, argv: string[]) {
     .option('prompt', { alias: 'p', type: 'string', describe: 'the prompt; "-" reads it from stdin' })
     .option('prompt-interactive', { alias: 'i', type: 'string', describe: 'open the interactive terminal UI with this first prompt' })
     .option('continue', { alias: 'c', type: 'boolean', default: RUN_DEFAULTS.continue, describe: 'resume the most recent session of this project' })
-    .option('resume', { alias: 'r', type: 'string', describe: 'resume a session by UUID, or a .jsonl path' })
+    .option('resume', {
+      alias: 'r',
+      type: 'string',
+      describe: "resume a session by UUID, or a path (mend's .jsonl, or a Claude Code, Codex or Gemini CLI session: read in place, continued in a mend copy)",
+    })
     .option('session-id', { type: 'string', describe: 'start a new session with this UUID' })
     .option('fork-session', { type: 'boolean', default: RUN_DEFAULTS['fork-session'], describe: 'copy the resumed session into a new one and work there' })
     .option('output-format', {
@@ -272,7 +294,7 @@ function build(yargs: typeof yargsFactory, argv: string[]) {
     .option('help', { alias: 'h', type: 'boolean', describe: 'show help' })
     .option('version', { alias: 'v', type: 'boolean', describe: 'show version' })
     .epilogue(
-      `Run \`mend plan|sessions|store|serve --help\` for a command's own options.\nAn option given twice takes its last value; list options (--allowed-tools, --add-dir) accumulate.\n\n${exitCodeTableText()}\n\n${ENVIRONMENT_HELP}`,
+      `Run \`mend plan|repair|sessions|store|serve --help\` for a command's own options.\nAn option given twice takes its last value; list options (--allowed-tools, --add-dir) accumulate.\n\n${exitCodeTableText()}\n\n${ENVIRONMENT_HELP}`,
     )
     .strict()
     // Without camelCase twins an unknown flag is named once ("bogus-flag", not also "bogusFlag").
@@ -333,6 +355,7 @@ function commandOf(a: Args): ParsedCommand {
   const [first] = a._;
   const store = last(a.store);
   if (first === 'plan') return { command: 'plan', target: String(a['target']), json: a.json === true, full: a['full'] === true, debug: a.debug, store };
+  if (first === 'repair') return { command: 'repair', target: String(a['target']), json: a.json === true, debug: a.debug, store };
   if (first === 'sessions') {
     const action = last(a['action'] as string);
     const target = a['target'] === undefined ? undefined : String(a['target']);
@@ -341,7 +364,13 @@ function commandOf(a: Args): ParsedCommand {
       return { command: 'sessions-export', target, store };
     }
     if (action === 'import') return { command: 'sessions-import', source: target ?? '-', store };
-    return { command: 'sessions-list', json: a.json === true, debug: a.debug, store };
+    return {
+      command: 'sessions-list',
+      json: a.json === true,
+      debug: a.debug,
+      store,
+      agent: (last(a['agent'] as string | undefined) ?? 'mend') as SessionsAgent,
+    };
   }
   if (first === 'store') return { command: 'store-migrate', store };
   if (first === 'serve') return { command: 'serve', options: { ...serveOptions(a), store } };

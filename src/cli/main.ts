@@ -24,7 +24,7 @@ import { serializeLine } from '../wire/line-framer.js';
 import { errorFields, resultMessage } from '../wire/result-lines.js';
 import { parseArgs, type OutputFormat, type RunOptions } from './args.js';
 import { faultHookFromEnv } from './fault-hook.js';
-import { outlineFromEnv } from './outline-env.js';
+import { outlineFromEnv, outlineScanFromEnv } from './outline-env.js';
 import { configuredModel, lazyProvider, type ProviderEnv } from './provider-factory.js';
 import { MEND_VERSION } from './version.js';
 import { selectMcpServers, type McpServerSelection } from './mcp-servers.js';
@@ -126,13 +126,15 @@ export async function composeStore(io: MainIo, flag: string | undefined, private
     warn,
     ...(faultHook ? { faultHook } : {}),
     ...(outline !== undefined ? { outline } : {}),
+    ...(outlineScanFromEnv(io.env) ? {} : { outlineScan: false }),
   });
 }
 
 export async function compose(io: MainIo, options: ComposeOptions, signal?: AbortSignal): Promise<Composition> {
   const now = () => new Date().toISOString();
   const own = await composeStore(io, options.store, options.privateHome);
-  const store = options.foreignSources === false ? own : new ForeignSourcesStore(own);
+  const foreignHomes = foreignHomesFromEnv(io.env, homedir());
+  const store = options.foreignSources === false ? own : new ForeignSourcesStore(own, foreignHomes);
   const env = providerEnv(io.env);
   // Read from the environment now, while it still holds the credentials (main removes them).
   const toolSession = toolSessionContext({
@@ -172,7 +174,7 @@ export async function compose(io: MainIo, options: ComposeOptions, signal?: Abor
     // process.hrtime rather than performance.now(): the global loads perf_hooks on first use (1.5 ms of a start-up).
     clock: () => Number(process.hrtime.bigint()) / 1e6,
     provider: (model) => lazyProvider({ ...options, model }, env),
-    foreignHomes: foreignHomesFromEnv(io.env, homedir()),
+    foreignHomes,
     ...(signal ? { signal } : {}),
   };
   return { store, runtime, forCwd: (cwd) => ({ ...runtime, ...project(cwd) }) };
@@ -197,6 +199,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
 
   if (
     parsed.command === 'plan' ||
+    parsed.command === 'repair' ||
     parsed.command === 'sessions-list' ||
     parsed.command === 'sessions-export' ||
     parsed.command === 'sessions-import' ||
@@ -209,7 +212,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
         scriptedResponses: undefined,
         baseUrl: undefined,
         store: (parsed as { store?: string }).store,
-        foreignSources: parsed.command === 'plan' || parsed.command === 'sessions-list',
+        foreignSources: parsed.command === 'plan' || parsed.command === 'repair' || parsed.command === 'sessions-list',
       });
     } catch (error) {
       io.stderr.write(`mend: error [${errorCodeOf(error)}]: ${errorMessageOf(error)}\n`);
@@ -234,6 +237,10 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
       if (parsed.command === 'plan') {
         const { planCommand } = await import('./plan-command.js');
         return done(await planCommand(parsed, commandIo));
+      }
+      if (parsed.command === 'repair') {
+        const { repairCommand } = await import('./repair-command.js');
+        return done(await repairCommand(parsed, commandIo));
       }
       if (parsed.command === 'sessions-list') {
         const { sessionsListCommand } = await import('./sessions-command.js');

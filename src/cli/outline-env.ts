@@ -5,8 +5,10 @@
  * worker thread whatever the machine; MEND_OUTLINE_CHUNK_BYTES=N shares any log, however
  * small, with the worker in chunks of N bytes (the main thread waits for it to start).
  * Without them the worker is used only with at least MIN_CPUS_FOR_WORKER CPUs.
+ * MEND_OUTLINE_SCAN=0 turns the line scanner off: every line is then parsed as JSON, the
+ * reference way (the corpus tests run both ways).
  */
-import type { OutlineParallel } from '../session/outline/outline-reader.js';
+import type { OutlineParallel } from '../session/outline/history-reader.js';
 
 /**
  * With two CPUs a worker thread competes with the main thread's own V8 helpers (garbage
@@ -26,4 +28,9 @@ export function outlineFromEnv(env: Readonly<Record<string, string | undefined>>
   if (Number.isSafeInteger(chunk) && chunk > 0) return { chunkBytes: chunk, minBytes: 0, maxBytes: Number.POSITIVE_INFINITY, startTogether: true };
   if (threads === '2' || cpus >= MIN_CPUS_FOR_WORKER) return undefined;
   return false;
+}
+
+/** Whether the outline pass reads ordinary record lines with the line scanner (MEND_OUTLINE_SCAN=0: no). */
+export function outlineScanFromEnv(env: Readonly<Record<string, string | undefined>>): boolean {
+  return env['MEND_OUTLINE_SCAN'] !== '0';
 }

@@ -21,8 +21,8 @@ export async function planCommand(args: { target: string; json: boolean; full: b
     const runtime = await SessionRuntime.openForHost(io.runtime, {
       target: { type: 'resume', target: args.target },
       access: { mode: 'inspect' },
-      // Without --full only the plan is printed: the runtime plans it from the outline.
-      reads: args.full ? 'histories' : 'plan',
+      // Planned from the outline; --full reads the histories by an explicit call below.
+      reads: 'plan',
       settings: runtimeSettingsFrom({ host: INSPECT_HOST_OPTIONS }),
     });
     const plan = runtime.recoveryPlan!;
@@ -47,8 +47,9 @@ export async function planCommand(args: { target: string; json: boolean; full: b
           : null,
       };
       if (args.full) {
-        out['originalApiHistory'] = plan.originalApiHistory;
-        out['apiHistory'] = plan.apiHistory;
+        const full = await runtime.loadHistory();
+        out['originalApiHistory'] = full?.plan.originalApiHistory ?? [];
+        out['apiHistory'] = full?.plan.apiHistory ?? [];
       }
       io.stdout.write(`${JSON.stringify(out)}\n`);
       return ExitCode.success;

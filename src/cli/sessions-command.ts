@@ -3,7 +3,10 @@
  * the recovery kind each would resume as. Read-only: no lease, no writes.
  */
 import { errorCodeOf, errorMessageOf } from '../errors.js';
-import { listProjectSessions, type ProjectSessionRow } from '../runtime/list-sessions.js';
+import { statSync } from 'node:fs';
+import { FOREIGN_AGENTS } from '../foreign/adapter.js';
+import { listSessions, type ListScope, type ProjectSessionRow } from '../runtime/list-sessions.js';
+import type { SessionsAgent } from './args.js';
 import type { RuntimeDeps } from '../runtime/session-runtime.js';
 import { ExitCode, exitCodeFor } from '../wire/exit-codes.js';
 import { stripControlSequences } from '../frontends/shared/output-sink.js';
@@ -11,13 +14,21 @@ import type { CommandIo } from './plan-command.js';
 
 export type SessionListing = Pick<
   ProjectSessionRow,
-  'id' | 'path' | 'started' | 'lastUpdate' | 'records' | 'firstPrompt' | 'kind' | 'cause' | 'planId' | 'error'
->;
+  'id' | 'path' | 'started' | 'lastUpdate' | 'records' | 'firstPrompt' | 'kind' | 'cause' | 'planId' | 'error' | 'agentVersion'
+> & { agent?: string; size?: number | null };
 
 /** The rows `sessions list` prints. One unreadable session does not hide the others: it is listed with its error. */
-async function listRows(deps: RuntimeDeps): Promise<SessionListing[]> {
-  const rows = await listProjectSessions(deps.store, deps.scope);
-  return rows.map(({ id, path, started, lastUpdate, records, firstPrompt, kind, cause, planId, error }) => ({
+async function listRows(deps: RuntimeDeps, agent: SessionsAgent): Promise<SessionListing[]> {
+  const which: ListScope =
+    agent === 'mend'
+      ? { mend: true, agents: [] }
+      : agent === 'all'
+        ? { mend: true, agents: FOREIGN_AGENTS, homes: deps.foreignHomes }
+        : { mend: false, agents: [agent], homes: deps.foreignHomes };
+  const rows = await listSessions(deps.store, deps.scope, which);
+  // Asked for other agents: every row says whose it is and how large its file is.
+  const withAgent = agent !== 'mend';
+  return rows.map(({ id, path, started, lastUpdate, records, firstPrompt, kind, cause, planId, error, agent: owner, agentVersion, size }) => ({
     id,
     path,
     started,
@@ -27,17 +38,23 @@ async function listRows(deps: RuntimeDeps): Promise<SessionListing[]> {
     kind,
     cause,
     planId,
+    ...(withAgent ? { agent: owner ?? 'mend', agentVersion: agentVersion ?? null, size: size ?? fileSize(path) } : {}),
     ...(error ? { error } : {}),
   }));
 }
 
-export async function sessionsListCommand(args: { json: boolean }, io: CommandIo): Promise<number> {
+function fileSize(path: string): number | null {
+  return statSync(path, { throwIfNoEntry: false })?.size ?? null;
+}
+
+export async function sessionsListCommand(args: { json: boolean; agent?: SessionsAgent }, io: CommandIo): Promise<number> {
+  const agent = args.agent ?? 'mend';
   try {
-    const rows = await listRows(io.runtime);
+    const rows = await listRows(io.runtime, agent);
     if (args.json) {
       io.stdout.write(`${JSON.stringify(rows)}\n`);
     } else if (rows.length === 0) {
-      io.stdout.write('no sessions for this project\n');
+      io.stdout.write(agent === 'mend' ? 'no sessions for this project\n' : `no ${agent === 'all' ? '' : `${agent} `}sessions for this project\n`);
     } else {
       // Session content comes from elsewhere too (imports, Qwen Code logs): shown, never interpreted.
       const print = (line: string) => io.stdout.write(`${stripControlSequences(line)}\n`);
@@ -49,8 +66,9 @@ export async function sessionsListCommand(args: { json: boolean }, io: CommandIo
         const prompt = stripControlSequences(r.firstPrompt ?? '')
           .replace(/\s+/g, ' ')
           .slice(0, 60);
+        const owner = r.agent === undefined ? '' : `${r.agent.padEnd(6)}  ${String(r.size ?? '-').padStart(9)} B  `;
         print(
-          `${r.id}  ${r.lastUpdate ?? '-'}  ${String(r.records).padStart(5)} ${r.records === 1 ? 'record ' : 'records'}  ${r.kind.padEnd(18)}  ${r.cause.padEnd(7)}  ${prompt}`,
+          `${owner}${r.id}  ${r.lastUpdate ?? '-'}  ${String(r.records).padStart(5)} ${r.records === 1 ? 'record ' : 'records'}  ${r.kind.padEnd(18)}  ${r.cause.padEnd(7)}  ${prompt}`,
         );
       }
     }

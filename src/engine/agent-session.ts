@@ -67,6 +67,13 @@ export interface AgentSessionDeps {
   /** The system prompt of each model request (read per request: a host may change it). */
   systemPrompt?: () => string | undefined;
   emit: (event: EngineEvent) => void;
+  /**
+   * Proves the writer still holds the session, right before a side effect: every tool
+   * start (built-in or MCP, all go through `tools.run` below) and acting on a permission
+   * answer. Rejects with `session_lease_lost` when another writer took over: the tool
+   * never runs and the turn ends with that error.
+   */
+  fence?: () => Promise<void>;
   newId: () => string;
   now: () => string;
   /** Milliseconds clock for durations. */
@@ -83,6 +90,9 @@ type Finish = (fields: Pick<TurnOutcome, 'status'> & Partial<TurnOutcome>) => Tu
 function abortReason(signal: AbortSignal): TurnAbortReason {
   return turnAbortReasonOf(signal.reason);
 }
+
+/** Store errors that end a turn as they are: writing a turn_failed record after them cannot work, or must not. */
+const STOPPING_STORE_ERRORS: ReadonlySet<string> = new Set(['session_write_failed', 'session_lease_lost', 'store_unavailable']);
 
 const ABORTED_TOOL_MESSAGE = 'Tool execution was aborted by the user before it finished. Its effects may be partial; check the state before running it again.';
 const NOT_STARTED_MESSAGE = 'Tool was not started: the turn was aborted by the user before this call ran.';
@@ -282,6 +292,8 @@ export class AgentSession {
             continue;
           }
           const decision = await this.deps.approve(call, opts.signal);
+          // The answer may come long after the question (another writer may own the session by now).
+          await this.deps.fence?.();
           if (!decision.allow) {
             permissionDenials.push({ toolName: call.name, toolUseId: call.id, toolInput: call.args });
             results.push(await this.recordResult(call, decision.message, true, 'error', undefined, 'denied'));
@@ -315,7 +327,8 @@ export class AgentSession {
       }
     } catch (error) {
       if (opts.signal.aborted) return await this.aborted(opts.signal, finish);
-      if (isMendError(error) && error.code === 'session_write_failed') throw error;
+      // Nothing more can be written (or must be, after a lost lease): the caller ends the turn with this error.
+      if (isMendError(error) && STOPPING_STORE_ERRORS.has(error.code)) throw error;
       return await this.failed(finish, 'error', { code: errorCodeOf(error), message: errorMessageOf(error) });
     }
   }

@@ -129,3 +129,18 @@ export async function listForeignSessionFiles(homes: ForeignHomes, dirs: readonl
   if (agents.includes('gemini')) found.push(...(await geminiSessions(homes, dirs)));
   return found.sort((a, b) => b.mtimeMs - a.mtimeMs || a.path.localeCompare(b.path));
 }
+
+/**
+ * The file of another agent's session of this project named by its own session id (what
+ * `claude --resume ID`, `codex resume ID` and `gemini --resume ID` take), or null.
+ */
+export async function findForeignSessionById(homes: ForeignHomes, dirs: readonly string[], id: string): Promise<ForeignSessionFile | null> {
+  for (const file of await claudeSessions(homes, dirs)) if (file.path.endsWith(`/${id}.jsonl`)) return file;
+  for (const file of await codexSessions(homes, dirs)) if (file.path.endsWith(`-${id}.jsonl`)) return file;
+  for (const file of await geminiSessions(homes, dirs)) {
+    if (!file.path.includes(id.slice(0, 8))) continue;
+    const head = await readFile(file.path, 'utf8').catch(() => '');
+    if (new RegExp(`"sessionId"\\s*:\\s*"${id}"`).test(head.slice(0, 4096))) return file;
+  }
+  return null;
+}

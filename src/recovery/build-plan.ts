@@ -7,7 +7,7 @@ import type { ConversationRecord, LoadedSession } from '../session/conversation.
 import type { Content, Part, RecoveryRepair, SessionRecoveryKind } from '../session/records.js';
 import { detectTurnInterruption, lastModelEntryIndex, type TailAnalysis } from './detect-interruption.js';
 import { derivePlanId } from './plan-id.js';
-import type { BuildPlanInput, RecoveryCause, RecoveryContinuation, RecoveryLastError, SessionRecoveryPlan } from './plan-types.js';
+import type { BuildPlanInput, RecoveryCause, RecoveryContinuation, RecoveryLastError, RecoveryPlanHead, SessionRecoveryPlan } from './plan-types.js';
 import { decidePolicy } from './recovery-policy.js';
 import { arraySource, type HistorySource } from './history-source.js';
 import { repairHistory, type RepairResult } from './repair-history.js';
@@ -79,41 +79,24 @@ function buildContinuation(kind: SessionRecoveryKind, apiHistory: readonly Conte
   };
 }
 
-/**
- * The two histories of a conversation's plan: as written (a view of the records, not a
- * copy: plans are immutable, see SessionRecoveryPlan, and copying every part of a long
- * history was a third of the planning time) and repaired (sharing what the repair left
- * unchanged). One function, so a history produced later on demand (load-and-plan.ts)
- * is the one the plan was built on.
- */
-export function planHistories(conversation: ConversationRecord): { originalApiHistory: Content[]; repaired: RepairResult } {
-  const written = apiHistoryView(conversation);
-  return { originalApiHistory: written, repaired: repairHistory(written, { shareUnchanged: true }) };
-}
-
 export function buildSessionRecoveryPlan(input: BuildPlanInput): SessionRecoveryPlan {
   const written = input.originalApiHistory ?? apiHistoryView(input.conversation);
-  const { plan, repaired } = planOver(input, arraySource(written), 0);
-  plan.originalApiHistory = written;
-  plan.apiHistory = repaired.history;
-  return plan;
+  const { plan: head, repaired } = planOver(input, arraySource(written), 0);
+  return { ...head, originalApiHistory: written, apiHistory: repaired.history };
 }
 
 /**
- * A plan without its histories (issue 11): everything else of buildSessionRecoveryPlan's
- * plan, built by the same code over a history read entry by entry, whose entries before
- * `keepFrom` are only read, not kept (a plan over an outline makes them on demand). The
- * plan's `originalApiHistory` and `apiHistory` are empty: the caller supplies them (the
- * runtime reads them from the store when they are needed). `keepFrom` must not be past
- * the last entry that stays a model entry after the repair (keepsModelEntry): the
- * continuation is what follows it.
+ * A plan without its histories: everything else of buildSessionRecoveryPlan's plan, built
+ * by the same code over a history read entry by entry, whose entries before `keepFrom`
+ * are only read, not kept (a plan over an outline makes them when read). `keepFrom` must
+ * not be past the last entry that stays a model entry after the repair
+ * (keepsModelEntry): the continuation is what follows it.
  */
-export function summarizeRecoveryPlan(input: BuildPlanInput, written: HistorySource, keepFrom: number): { plan: SessionRecoveryPlan; apiEntries: number } {
-  const { plan, repaired } = planOver(input, written, keepFrom);
-  return { plan, apiEntries: (repaired.skipped ?? 0) + repaired.history.length };
+export function summarizeRecoveryPlan(input: BuildPlanInput, written: HistorySource, keepFrom: number): RecoveryPlanHead {
+  return planOver(input, written, keepFrom).plan;
 }
 
-function planOver(input: BuildPlanInput, originalApiHistory: HistorySource, keepFrom: number): { plan: SessionRecoveryPlan; repaired: RepairResult } {
+function planOver(input: BuildPlanInput, originalApiHistory: HistorySource, keepFrom: number): { plan: RecoveryPlanHead; repaired: RepairResult } {
   const { conversation } = input;
   const historyGaps = input.historyGaps ?? [];
   const diagnostics = input.diagnostics ?? [];
@@ -169,12 +152,11 @@ function planOver(input: BuildPlanInput, originalApiHistory: HistorySource, keep
     sidechainRecords,
   });
 
-  const plan: SessionRecoveryPlan = {
+  const plan: RecoveryPlanHead = {
     planId,
     sessionId: input.sessionId,
     kind,
-    originalApiHistory: [],
-    apiHistory: [],
+    apiEntryCount: (repaired.skipped ?? 0) + repaired.history.length,
     repairs,
     ...policy,
     diagnostics: [...diagnostics],

@@ -5,7 +5,7 @@
  * history at once; an array is the ordinary source.
  */
 import { isModelEntry } from '../session/model-entry.js';
-import type { PartsShape } from '../session/record-outline.js';
+import type { PartsShape } from '../session/parts-shape.js';
 import type { Content } from '../session/records.js';
 
 export interface HistorySource {

@@ -42,14 +42,24 @@ export interface RecoveryContinuation {
  * no caller changes a plan: one that wants to change a history clones it
  * first, as AgentSession and createAgent do (structuredClone of apiHistory).
  */
-export interface SessionRecoveryPlan {
-  planId: string;
-  sessionId: string;
-  kind: SessionRecoveryKind;
+export interface SessionRecoveryPlan extends RecoveryPlanHead {
   /** The history as written (system records excluded), before any repair. A view of the records: never change it. */
   originalApiHistory: Content[];
   /** Provider-safe repaired history: exactly what gets sent. Shares what the repair left unchanged with originalApiHistory. */
   apiHistory: Content[];
+}
+
+/**
+ * A plan without its two histories: everything the policy, the recovery line and every
+ * summary read. A plan built from a session's outline is this (a plain value); the
+ * histories are read by an explicit call (SessionRuntime.loadHistory).
+ */
+export interface RecoveryPlanHead {
+  planId: string;
+  sessionId: string;
+  kind: SessionRecoveryKind;
+  /** The number of entries of the repaired history (`apiHistory.length` of the full plan). */
+  apiEntryCount: number;
   repairs: RecoveryRepair[];
   canContinue: boolean;
   canAutoContinue: boolean;

@@ -4,7 +4,7 @@
  * decided the same way for the headless CLI, the control protocol, ACP, the
  * daemon and the terminal UI. Pure: the plan and the runtime's state are inputs.
  */
-import type { SessionRecoveryPlan } from '../recovery/plan-types.js';
+import type { RecoveryPlanHead } from '../recovery/plan-types.js';
 import type { RefusalCode } from '../wire/error-codes.js';
 
 export type RunIntent =
@@ -50,7 +50,7 @@ export const REFUSAL_MESSAGES = {
     `an earlier recovery attempt of this tail did not complete (${attempts}); continue again naming plan ${planId} to confirm`,
 } as const;
 
-export function decideRecoveryAction(plan: SessionRecoveryPlan | null, intent: RunIntent, state: RuntimeState = { busy: false }): Decision {
+export function decideRecoveryAction(plan: RecoveryPlanHead | null, intent: RunIntent, state: RuntimeState = { busy: false }): Decision {
   if (plan === null) {
     if (intent.type === 'prompt') return { action: 'none', execute: 'prompt' };
     if (intent.type === 'serve') return { action: 'none', execute: 'serve' };

@@ -13,8 +13,8 @@ import { FOREIGN_IMPORT_SUBTYPE, ForeignImportPayloadSchema } from '../foreign/i
 import { isSessionId } from '../session/session-ids.js';
 import type { SessionRef, SessionStore } from '../store/session-store.js';
 import { buildPlanForSession } from '../recovery/build-plan.js';
-import { buildConversation } from '../session/conversation-loader.js';
-import { planFromOutline } from './outline-plan.js';
+import { buildConversation, type BuildOptions } from '../session/conversation-loader.js';
+import { planFromOutline, type OutlinePlan } from './outline-plan.js';
 import type { RuntimeDeps } from './runtime-types.js';
 
 export function contextFor(sessionId: string, deps: RuntimeDeps): RecordContext {
@@ -39,25 +39,32 @@ export async function loadAndPlan(
   ref: SessionRef,
   allowAutoContinue: boolean,
   activeWriter: ActiveWriter | null,
-  histories: 'eager' | 'on_demand' = 'eager',
 ): Promise<{ loaded: LoadedSession; plan: SessionRecoveryPlan }> {
-  // An empty or fully damaged log names no session; its ref may.
-  const build = isSessionId(ref.sessionId) ? { fallbackSessionId: ref.sessionId } : {};
-  // A live holder is an input of the plan: a session being written is `running`, not crashed.
-  if (histories === 'on_demand') {
-    // The outline, not every full record: the histories are read when something asks (outline-plan.ts).
-    const outline = await store.readOutline(ref);
-    const planned = planFromOutline(outline, build, { allowAutoContinue }, activeWriter);
-    const origin =
-      outline.read.origin ?? importedOrigin(outline.source.count > 0 && outline.source.type(0) === 'system' ? outline.source.full([0])[0] : undefined);
-    if (origin) planned.loaded.conversation.origin = origin;
-    return planned;
-  }
   const read = await store.read(ref);
-  const loaded = buildConversation(read, build);
+  const loaded = buildConversation(read, buildOptionsFor(ref));
   const origin = read.origin ?? importedOrigin(read.records[0]?.record);
   if (origin) loaded.conversation.origin = origin;
+  // A live holder is an input of the plan: a session being written is `running`, not crashed.
   return { loaded, plan: buildPlanForSession(loaded, { allowAutoContinue }, activeWriter) };
+}
+
+/**
+ * The same plan without its histories, from the store's outline (outline-plan.ts): what a
+ * run that only shows the plan reads. Equal to loadAndPlan's but for the histories and
+ * records it leaves out (test/session/outline/history-readers.test.ts).
+ */
+export async function loadPlanHead(store: SessionStore, ref: SessionRef, allowAutoContinue: boolean, activeWriter: ActiveWriter | null): Promise<OutlinePlan> {
+  const outline = await store.readOutline(ref);
+  const planned = planFromOutline(outline, buildOptionsFor(ref), { allowAutoContinue }, activeWriter);
+  const origin =
+    outline.read.origin ?? importedOrigin(outline.source.count > 0 && outline.source.type(0) === 'system' ? outline.source.full([0])[0] : undefined);
+  if (origin) planned.loaded.conversation.origin = origin;
+  return planned;
+}
+
+/** An empty or fully damaged log names no session; its ref may. */
+function buildOptionsFor(ref: SessionRef): BuildOptions {
+  return isSessionId(ref.sessionId) ? { fallbackSessionId: ref.sessionId } : {};
 }
 
 /** The provenance a session copied from another agent's file starts with (foreign-import.ts). */

@@ -1,37 +1,34 @@
 /**
- * A plan from a session's outline (issue 11): the recovery line of a 100k-record
- * session without holding 100k full records.
+ * A plan from a session's outline: the recovery line of a 100k-record session without
+ * holding 100k full records.
  *
- * The store's outline pass (outline-reader.ts) keeps of every record only what the
- * loader and the plan rules read. The loader runs on it as on a full read
- * (buildConversationFrom, one algorithm for both) and reads whole only the tail from
- * the last model entry on: what the plan classifies by content, hashes and continues
- * with (the whole chain when there is no model entry). The history the plan is built
- * on is the outline's before the tail and the full records' from there on, so every
- * rule sees what it would see on full records (test/runtime/outline-plan.test.ts holds
- * the plans equal on the corpus and on generated logs).
+ * A HistoryReader (src/session/outline/history-reader.ts) gives the store's SessionOutline:
+ * of every record only what the loader and the plan rules read. The loader runs on it as
+ * on a full read (buildConversationFrom, one algorithm for both) and reads whole only the
+ * tail from the last model entry on: what the plan classifies by content, hashes and
+ * continues with (the whole chain when there is no model entry). The history the plan is
+ * built on is the outline's before the tail and the full records' from there on, so every
+ * rule sees what it would see on full records (test/session/outline/history-readers.test.ts
+ * holds the plans equal on the corpus and on generated logs, over every reader).
  *
- * What needs the histories themselves (a model request, `plan --json --full`, a
- * replay) reads them through `plan.apiHistory`, `plan.originalApiHistory` and
- * `loaded.conversation.records`: getters that read the chain's full records back by
- * byte range the first time (synchronously, about one sequential pass over the file)
- * and rebuild both histories with planHistories, the function the plan was built with.
+ * The result is a plain value: the plan and the conversation without their histories and
+ * records (RecoveryPlanHead, LoadedHead). What needs the histories (a model request,
+ * `plan --json --full`, a replay) reads them by an explicit call
+ * (SessionRuntime.loadHistory, which reads the session whole).
  */
-import { buildPlanForSession, planHistories, summarizeRecoveryPlan } from '../recovery/build-plan.js';
+import { buildPlanForSession, summarizeRecoveryPlan } from '../recovery/build-plan.js';
 import type { HistorySource } from '../recovery/history-source.js';
-import { rememberApiEntryCount } from '../recovery/plan-facts.js';
-import type { BuildPlanInput, SessionRecoveryPlan } from '../recovery/plan-types.js';
+import type { BuildPlanInput, RecoveryPlanHead } from '../recovery/plan-types.js';
 import { buildConversation, buildConversationFrom, type BuildOptions } from '../session/conversation-loader.js';
-import { rememberRecordedCwd } from '../session/conversation-facts.js';
-import type { LoadedSession } from '../session/conversation.js';
-import type { SessionOutline } from '../session/outline/outline-source.js';
+import type { ConversationHead, LoadedHead } from '../session/conversation.js';
+import type { SessionOutline } from '../session/outline/history-reader.js';
 import { isModelEntry } from '../session/model-entry.js';
-import type { PartsShape } from '../session/record-outline.js';
-import type { ChatRecord, Content, Part } from '../session/records.js';
+import type { PartsShape } from '../session/parts-shape.js';
+import type { Content, Part } from '../session/records.js';
 
 export interface OutlinePlan {
-  loaded: LoadedSession;
-  plan: SessionRecoveryPlan;
+  loaded: LoadedHead;
+  plan: RecoveryPlanHead;
 }
 
 export function planFromOutline(
@@ -41,8 +38,8 @@ export function planFromOutline(
   activeWriter: BuildPlanInput['activeWriter'],
 ): OutlinePlan {
   if (outline.whole !== undefined) {
-    const loaded = buildConversation(outline.whole, build);
-    return { loaded, plan: buildPlanForSession(loaded, options, activeWriter) };
+    // The reference reader's outline: the full load and plan, without their histories.
+    return headsOf(buildConversation(outline.whole, build), (loaded) => buildPlanForSession(loaded, options, activeWriter));
   }
 
   // The tail is read whole from the last entry that stays a model entry after the repair:
@@ -95,41 +92,26 @@ export function planFromOutline(
   let keepFrom = compressed.length;
   while (keepFrom - compressed.length < entryAt.length && entryAt[keepFrom - compressed.length]! < tailStart) keepFrom++;
 
-  const { plan, apiEntries } = summarizeRecoveryPlan(
+  const plan = summarizeRecoveryPlan(
     { sessionId: conversation.sessionId, conversation, historyGaps: loaded.historyGaps, diagnostics: loaded.diagnostics, options, activeWriter },
     written,
     keepFrom,
   );
 
-  // What the recovery line shows, kept before the histories become on-demand.
-  rememberApiEntryCount(plan, apiEntries);
+  // The directory the recovery line names: the last chain record's that names one.
   let cwd: string | null = null;
   for (let k = chain.length - 1; k >= 0 && cwd === null; k--) cwd = outline.cwd(chain[k]!) ?? null;
-  rememberRecordedCwd(conversation, cwd);
-
-  // The histories on demand: the chain before the tail read back in full, once.
-  let fullChain: ChatRecord[] | null = tailStart === 0 ? tail : null;
-  let histories: ReturnType<typeof planHistories> | null = null;
-  const chainRecords = (): ChatRecord[] => (fullChain ??= [...outline.source.full(Array.from(chain.subarray(0, tailStart))), ...tail]);
-  const planHistory = (): ReturnType<typeof planHistories> => (histories ??= planHistories({ ...conversation, records: chainRecords() }));
-  onDemand(conversation, 'records', chainRecords);
-  onDemand(plan, 'originalApiHistory', () => planHistory().originalApiHistory);
-  onDemand(plan, 'apiHistory', () => planHistory().repaired.history);
-  return { loaded, plan };
+  const { records: _tail, ...head } = conversation;
+  const conversationHead: ConversationHead = { ...head, recordedCwd: cwd };
+  return { loaded: { ...loaded, conversation: conversationHead }, plan };
 }
 
-/**
- * An enumerable property computed on first read and then kept as a plain value, so the
- * object compares, serializes and clones as if it had held the value all along.
- */
-function onDemand<T extends object, K extends keyof T>(target: T, key: K, compute: () => T[K]): void {
-  Object.defineProperty(target, key, {
-    enumerable: true,
-    configurable: true,
-    get(): T[K] {
-      const value = compute();
-      Object.defineProperty(target, key, { value, enumerable: true, configurable: true, writable: true });
-      return value;
-    },
-  });
+/** A full load and its plan as the plain values an outline plan is: without records and histories. */
+function headsOf<
+  L extends LoadedHead & { conversation: { records: unknown } },
+  P extends RecoveryPlanHead & { apiHistory: unknown; originalApiHistory: unknown },
+>(loaded: L, planOf: (loaded: L) => P): OutlinePlan {
+  const { apiHistory: _api, originalApiHistory: _original, ...plan } = planOf(loaded);
+  const { records: _records, ...conversation } = loaded.conversation;
+  return { loaded: { ...loaded, conversation }, plan };
 }

@@ -5,10 +5,9 @@
  * derived from it (src/frontends/shared/recovery-summary.ts), so a field means
  * the same everywhere. It carries the lease holder the runtime last saw.
  */
-import { apiEntryCount } from '../recovery/plan-facts.js';
-import type { RecoveryCause, RecoveryLastError, RecoveryRepair, SessionRecoveryKind, SessionRecoveryPlan, ContinuationMode } from '../recovery/plan-types.js';
+import type { RecoveryCause, RecoveryLastError, RecoveryRepair, SessionRecoveryKind, RecoveryPlanHead, ContinuationMode } from '../recovery/plan-types.js';
 import type { ActiveWriter } from '../session/active-writer.js';
-import type { ConversationRecord, SessionOrigin } from '../session/conversation.js';
+import type { ConversationHead, SessionOrigin } from '../session/conversation.js';
 
 export interface PlanSummary {
   planId: string;
@@ -41,7 +40,7 @@ export function countRepairs(repairs: ReadonlyArray<{ type: string }>): Array<{ 
   return [...counts].map(([type, count]) => ({ type, count }));
 }
 
-export function summarizePlan(plan: SessionRecoveryPlan, conversation: ConversationRecord): PlanSummary {
+export function summarizePlan(plan: RecoveryPlanHead, conversation: ConversationHead): PlanSummary {
   return {
     planId: plan.planId,
     sessionId: plan.sessionId,
@@ -60,7 +59,7 @@ export function summarizePlan(plan: SessionRecoveryPlan, conversation: Conversat
       : null,
     history: {
       records: conversation.totalRecords,
-      apiEntries: apiEntryCount(plan),
+      apiEntries: plan.apiEntryCount,
       gaps: plan.repairs.filter((r) => r.type === 'history_gap').length,
       malformedLines: plan.diagnostics.filter((d) => d.code === 'malformed_line').length,
       tornTail: plan.diagnostics.some((d) => d.code === 'torn_tail'),

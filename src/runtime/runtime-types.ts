@@ -6,7 +6,7 @@
 import type { ToolPort } from '../engine/agent-session.js';
 import type { EngineEvent, TurnOutcome } from '../engine/engine-events.js';
 import type { ModelProvider } from '../providers/provider.js';
-import type { SessionRecoveryPlan } from '../recovery/plan-types.js';
+import type { RecoveryPlanHead, SessionRecoveryPlan } from '../recovery/plan-types.js';
 import type { ApprovalMode } from '../wire/approval-modes.js';
 import type { RefusalCode, WireErrorCode } from '../wire/error-codes.js';
 import type { ProjectScope, SessionStore, WriterIdentity } from '../store/session-store.js';
@@ -86,6 +86,13 @@ export interface OpenRequest {
    * them; for a run that shows the plan and ends (the recovery line alone never asks).
    */
   histories?: 'eager' | 'on_demand';
+  /**
+   * Another agent's session file (never written): `at_open` copies it into mend's store as a
+   * new session while opening (a run that continues it or sends a prompt at once). Without it
+   * the file is read in place, whatever the access, and the first turn makes the copy: opening
+   * it anywhere writes nothing until the user continues it in mend.
+   */
+  copyForeign?: 'at_open';
 }
 
 /** How a host drives the session it opens (SessionRuntime.openForHost decides the lease from it). */
@@ -114,4 +121,4 @@ export type RuntimeEvent = EngineEvent | { type: 'recovery_plan'; plan: SessionR
 export type ContinueAnswer =
   | { accepted: true; plan: SessionRecoveryPlan; outcome: Promise<TurnOutcome> }
   /** A refusal (`RefusalCode`), or the code of an error met while deciding. */
-  | { accepted: false; code: RefusalCode | WireErrorCode; message: string; plan: SessionRecoveryPlan | null };
+  | { accepted: false; code: RefusalCode | WireErrorCode; message: string; plan: RecoveryPlanHead | null };

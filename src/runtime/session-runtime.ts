@@ -14,9 +14,9 @@ import { MendError, errorCodeOf, errorMessageOf, isMendError } from '../errors.j
 import { AgentSession, type ApprovalGate } from '../engine/agent-session.js';
 import type { TurnOutcome } from '../engine/engine-events.js';
 import { RecordBuilder } from '../engine/record-builder.js';
-import type { SessionRecoveryPlan } from '../recovery/plan-types.js';
+import type { RecoveryPlanHead, SessionRecoveryPlan } from '../recovery/plan-types.js';
 import type { ActiveWriter } from '../session/active-writer.js';
-import type { LoadedSession } from '../session/conversation.js';
+import type { LoadedHead, LoadedSession } from '../session/conversation.js';
 import { turnAbortReasonOf, type Part } from '../session/records.js';
 import { canonicalSessionId, isSessionId } from '../session/session-ids.js';
 import type { ApprovalMode } from '../wire/approval-modes.js';
@@ -24,18 +24,20 @@ import type { RefusalCode } from '../wire/error-codes.js';
 import type { SessionRef, WriterLease } from '../store/session-store.js';
 import { REFUSAL_MESSAGES, decideRecoveryAction, type Decision, type RunIntent } from './continuation-policy.js';
 import { forkInto } from './fork-session.js';
+import { importForeignSession } from './foreign-import.js';
+import { RecordChain } from './record-chain.js';
 import { approvalGate, createToolPort, type AskHost } from './tool-port.js';
 import { McpHub, type McpServerStatus } from '../tools/mcp/mcp-hub.js';
 import type { McpServerSpec } from '../tools/mcp/mcp-config.js';
 import type { McpMessageChannel } from '../tools/mcp/control-channel-transport.js';
 import { TurnQueue } from './turn-queue.js';
-import { contextFor, loadAndPlan, refusedOutcome } from './load-and-plan.js';
+import { contextFor, loadAndPlan, loadPlanHead, refusedOutcome } from './load-and-plan.js';
 import type { ContinueAnswer, HostOpenRequest, OpenRequest, RuntimeDeps, RuntimeEvent, RuntimeSettings } from './runtime-types.js';
 import { summarizePlan, type PlanSummary } from './plan-summary.js';
 import { sameHolder } from '../session/active-writer.js';
 
 export type { ContinueAnswer, HostAccess, HostOpenRequest, OpenRequest, RuntimeDeps, RuntimeEvent, RuntimeSettings, SessionTarget } from './runtime-types.js';
-export { loadAndPlan, refusedOutcome } from './load-and-plan.js';
+export { loadAndPlan, loadPlanHead, refusedOutcome } from './load-and-plan.js';
 
 export class SessionRuntime {
   readonly settings: RuntimeSettings;
@@ -54,14 +56,17 @@ export class SessionRuntime {
   /** The session's MCP servers: started with a session that may run tools, stopped by close(). */
   private readonly mcp: McpHub;
 
+  /** Set once another agent's session was copied into the store: the plan id of its file as read in place. */
+  private importedSourcePlanId: string | undefined;
+
   private constructor(
     private readonly deps: RuntimeDeps,
-    readonly ref: SessionRef,
-    readonly sessionId: string,
+    private currentRef: SessionRef,
+    private currentSessionId: string,
     readonly resumed: boolean,
     private lease: WriterLease | null,
-    private loaded: LoadedSession | null,
-    private plan: SessionRecoveryPlan | null,
+    private loaded: LoadedHead | null,
+    private plan: RecoveryPlanHead | null,
     /** The live holder when inspecting a session another process writes (re-checked: see `activeWriter`). */
     private holder: ActiveWriter | null,
     settings: RuntimeSettings,
@@ -132,6 +137,20 @@ export class SessionRuntime {
     if (source === null) throw new MendError('no_session_to_continue', `no session to continue for ${scope.projectRoot}`);
     if (!(await store.exists(source))) throw new MendError('session_not_found', `session not found: ${source.location}`, { path: source.location });
 
+    if (source.foreign && write && (request.copyForeign === 'at_open' || request.fork)) {
+      // Another agent's file is never written: continuing it (or a prompt on it) works in a mend copy.
+      const imported = await importForeignSession(deps, source, request.fork?.sessionId);
+      try {
+        const { loaded, plan } = await loadAndPlan(store, imported.ref, request.settings.allowAutoContinue, null);
+        const runtime = new SessionRuntime(deps, imported.ref, imported.sessionId, true, imported.lease, loaded, plan, null, request.settings);
+        runtime.importedSourcePlanId = imported.sourcePlanId;
+        return runtime;
+      } catch (error) {
+        await imported.lease.release();
+        throw error;
+      }
+    }
+
     if (request.fork && write) {
       // Continuing a fork of a session another process is writing would close a tool call
       // that is still running as "outcome unknown": refused. A fork for a new prompt is fine;
@@ -157,12 +176,35 @@ export class SessionRuntime {
       }
     }
 
+    if (source.foreign) {
+      // Read in place, like a session opened on demand: the first turn copies it (takeLeaseOnDemand).
+      const { loaded, plan } =
+        request.histories === 'on_demand'
+          ? await loadPlanHead(store, source, request.settings.allowAutoContinue, null)
+          : await loadAndPlan(store, source, request.settings.allowAutoContinue, null);
+      const sessionId = loaded.conversation.sessionId || source.sessionId;
+      return new SessionRuntime(deps, { ...source, sessionId }, sessionId, true, null, loaded, plan, null, request.settings, request.access !== 'inspect');
+    }
+
     const lease = write ? await store.acquire(source, deps.identity) : null;
     try {
       const holder = lease ? null : await store.activeWriter(source);
-      const { loaded, plan } = await loadAndPlan(store, source, request.settings.allowAutoContinue, holder, request.histories);
+      const { loaded, plan } =
+        request.histories === 'on_demand'
+          ? await loadPlanHead(store, source, request.settings.allowAutoContinue, holder)
+          : await loadAndPlan(store, source, request.settings.allowAutoContinue, holder);
       // New records need an id even in a log that names none (an empty file not named by a UUID).
       const sessionId = loaded.conversation.sessionId || source.sessionId;
+      // A file that names no session (0 bytes, or nothing but damaged lines, under a name that
+      // is not a UUID) has nothing to resume, and writing mend's records into it under a made-up
+      // id would turn someone's file into a session: refused, as a session error.
+      if (sessionId === '' && write) {
+        throw new MendError(
+          'session_read_failed',
+          `${source.location} holds no session to resume: ${loaded.conversation.totalRecords === 0 ? 'it has no valid record' : 'no record names a session id'}, and its name is not a session id; start a new session instead (mend -p TEXT, or --session-id UUID)`,
+          { path: source.location },
+        );
+      }
       const onDemand = request.access === 'on_demand' && !request.fork;
       return new SessionRuntime(deps, { ...source, sessionId }, sessionId, true, lease, loaded, plan, holder, request.settings, onDemand);
     } catch (error) {
@@ -194,7 +236,9 @@ export class SessionRuntime {
         const intent = access.intent.type;
         const forContinuation = intent === 'continue' || intent === 'auto_continue';
         const fork = request.fork ? { ...request.fork, forContinuation } : undefined;
-        return SessionRuntime.open(deps, { ...base, fork, access: inspecting ? 'inspect' : 'write' });
+        // A continuation or a prompt writes at once: another agent's session is copied into mend's store while opening.
+        const copy = intent === 'continue' || intent === 'prompt' ? { copyForeign: 'at_open' as const } : {};
+        return SessionRuntime.open(deps, { ...base, ...copy, fork, access: inspecting ? 'inspect' : 'write' });
       }
       case 'inspect':
         return SessionRuntime.open(deps, { ...base, access: 'inspect' });
@@ -222,17 +266,53 @@ export class SessionRuntime {
     return this.lease ? null : this.holder;
   }
 
+  /** The session this runtime drives. Another agent's file opened in place becomes the mend copy once continued. */
+  get ref(): SessionRef {
+    return this.currentRef;
+  }
+
+  get sessionId(): string {
+    return this.currentSessionId;
+  }
+
   get writable(): boolean {
     return this.lease !== null;
   }
 
-  /** The plan as last built (at open, or by the latest revalidation). */
-  get recoveryPlan(): SessionRecoveryPlan | null {
+  /**
+   * The plan as last built (at open, or by the latest revalidation), without its histories
+   * when the runtime was opened with `histories: 'on_demand'` (loadHistory reads them).
+   */
+  get recoveryPlan(): RecoveryPlanHead | null {
     return this.plan;
   }
 
-  get loadedSession(): LoadedSession | null {
+  /** The loaded session as last built; without its records when the plan is (see recoveryPlan). */
+  get loadedSession(): LoadedHead | null {
     return this.loaded;
+  }
+
+  /**
+   * The current plan with its histories and the session with its records. A runtime
+   * opened with `histories: 'on_demand'` reads them now, once (the whole session, as an
+   * eager open does); the plan it then holds is the one read (equal to the one shown unless
+   * the log changed since). Null when there is no plan (a new session).
+   */
+  async loadHistory(): Promise<{ plan: SessionRecoveryPlan; loaded: LoadedSession } | null> {
+    const held = this.withHistories();
+    if (held !== null || this.plan === null) return held;
+    if (!(await this.deps.store.exists(this.ref))) return null;
+    const { loaded, plan } = await loadAndPlan(this.deps.store, this.ref, this.settings.allowAutoContinue, this.lease ? null : this.activeWriter);
+    this.loaded = loaded;
+    this.plan = plan;
+    return { loaded, plan };
+  }
+
+  /** The held plan and session when they carry their histories and records. */
+  private withHistories(): { plan: SessionRecoveryPlan; loaded: LoadedSession } | null {
+    const { plan, loaded } = this;
+    if (plan === null || loaded === null || !('apiHistory' in plan) || !('records' in loaded.conversation)) return null;
+    return { plan: plan as SessionRecoveryPlan, loaded: loaded as LoadedSession };
   }
 
   /** A turn is running, queued, or a continuation is being decided. */
@@ -260,7 +340,7 @@ export class SessionRuntime {
     // While a turn runs, the log's tail is half written by us: that is a running session,
     // never a crash. Its plan says so (the holder is this runtime's own lease).
     if (this.queue.running && this.lease) {
-      if (!(await this.deps.store.exists(this.ref))) return this.plan && this.loaded ? { plan: this.plan, loaded: this.loaded } : null;
+      if (!(await this.deps.store.exists(this.ref))) return this.loadHistory();
       return loadAndPlan(this.deps.store, this.ref, this.settings.allowAutoContinue, this.lease.holder);
     }
     return this.planForExecution();
@@ -310,7 +390,7 @@ export class SessionRuntime {
       this.plan = plan;
       this.planFresh = true;
     }
-    return this.plan && this.loaded ? { plan: this.plan, loaded: this.loaded } : null;
+    return this.loadHistory();
   }
 
   subscribe(listener: (event: RuntimeEvent) => void): () => void {
@@ -324,10 +404,12 @@ export class SessionRuntime {
 
   // ---- settings -----------------------------------------------------------------------------
 
-  setModel(model: string): void {
+  setModel(model: string, by = 'host'): void {
+    const from = this.settings.model;
     this.settings.model = model;
     // The provider is built lazily from the settings; the next turn's agent picks the new model up.
     this.modelChanged = true;
+    if (from !== model) void this.recordSetting('model_changed', { from: from ?? null, to: model, by }, 'model change');
   }
 
   /**
@@ -338,21 +420,34 @@ export class SessionRuntime {
   async setApprovalMode(mode: ApprovalMode, by = 'host'): Promise<void> {
     const from = this.settings.approvalMode;
     this.settings.approvalMode = mode;
-    if (from === mode || !this.lease) return;
-    const builder = this.recordBuilder();
-    const record = builder.system('approval_mode_changed', { from, to: mode, by });
+    if (from === mode) return;
+    await this.recordSetting('approval_mode_changed', { from, to: mode, by }, 'approval mode change');
+  }
+
+  /** A settings change as a system record, through the session's one append path (after whatever is being written). */
+  private async recordSetting(subtype: string, payload: Record<string, unknown>, what: string): Promise<void> {
+    const chain = this.recordChain();
+    if (!chain) return;
     try {
-      await this.lease.append(record, { durable: true });
-      builder.advance(record);
+      await chain.append(this.recordBuilder().system(subtype, payload), { durable: true });
     } catch (error) {
-      // The mode did change; only its record is missing. Said, never thrown at a caller that cannot act on it.
-      this.emit({ type: 'warning', code: 'record_failed', message: `the approval mode change was not recorded: ${errorMessageOf(error)}` });
+      // The setting did change; only its record is missing. Said, never thrown at a caller that cannot act on it.
+      this.emit({ type: 'warning', code: 'record_failed', message: `the ${what} was not recorded: ${errorMessageOf(error)}` });
     }
   }
 
   private recordBuilder(): RecordBuilder {
     this.agentBuilder ??= new RecordBuilder(contextFor(this.sessionId, this.deps), this.loaded?.conversation.leafUuid ?? null);
     return this.agentBuilder;
+  }
+
+  private chain: RecordChain | null = null;
+
+  /** The session's one ordered append path (record-chain.ts), once the lease is held. */
+  private recordChain(): RecordChain | null {
+    if (!this.lease) return null;
+    this.chain ??= new RecordChain(this.lease, this.loaded?.conversation.leafUuid ?? null);
+    return this.chain;
   }
 
   /** A host's system prompt (its initialize): undefined keeps what was there (the built-in one or --system-prompt). */
@@ -462,9 +557,11 @@ export class SessionRuntime {
             return null;
           }
           const current = await this.planForExecution();
+          // A host that saw another agent's file in place names that plan: it is this copy's.
+          const planId = request.planId !== undefined && request.planId === this.importedSourcePlanId ? current?.plan.planId : request.planId;
           const intent: RunIntent = request.auto
-            ? { type: 'auto_continue', planId: request.planId }
-            : { type: 'continue', planId: request.planId, ...(request.unconfirmed ? { unconfirmed: true } : {}) };
+            ? { type: 'auto_continue', planId }
+            : { type: 'continue', planId, ...(request.unconfirmed ? { unconfirmed: true } : {}) };
           const decision = decideRecoveryAction(current?.plan ?? null, intent, { busy: false });
           if (decision.action === 'refused' || decision.action === 'nothing_to_do') {
             answer({ accepted: false, code: decision.code, message: decision.message, plan: current?.plan ?? null });
@@ -504,18 +601,28 @@ export class SessionRuntime {
   private async acquireOnDemand(): Promise<string | null> {
     if (this.lease) return null;
     if (this.closed) return 'the session is closed';
-    try {
-      this.lease = await this.deps.store.acquire(this.ref, this.deps.identity);
-    } catch (error) {
-      if (isMendError(error, 'session_locked')) {
-        this.holder = (await this.deps.store.activeWriter(this.ref).catch(() => null)) ?? this.holder;
-        return error.message;
+    if (this.currentRef.foreign) {
+      // Another agent's file opened in place: the first turn copies it into mend's store and works there.
+      const imported = await importForeignSession(this.deps, this.currentRef);
+      this.currentRef = imported.ref;
+      this.currentSessionId = imported.sessionId;
+      this.importedSourcePlanId = imported.sourcePlanId;
+      this.lease = imported.lease;
+      this.agentBuilder = null;
+    } else {
+      try {
+        this.lease = await this.deps.store.acquire(this.ref, this.deps.identity);
+      } catch (error) {
+        if (isMendError(error, 'session_locked')) {
+          this.holder = (await this.deps.store.activeWriter(this.ref).catch(() => null)) ?? this.holder;
+          return error.message;
+        }
+        throw error;
       }
-      throw error;
     }
     this.holder = null;
     try {
-      const { loaded, plan } = await loadAndPlan(this.deps.store, this.ref, this.settings.allowAutoContinue, null);
+      const { loaded, plan } = await loadAndPlan(this.deps.store, this.currentRef, this.settings.allowAutoContinue, null);
       this.loaded = loaded;
       this.plan = plan;
       this.planFresh = true;
@@ -543,6 +650,7 @@ export class SessionRuntime {
     if (this.closed) return;
     this.closed = true;
     await this.queue.drain();
+    await this.chain?.settled();
     await this.mcp.close();
     await this.lease?.release();
     this.lease = null;
@@ -562,7 +670,8 @@ export class SessionRuntime {
       return outcome;
     }
     return this.runTurn('prompt', async (agent, signal) => {
-      if (this.recoveryPending && this.plan) await agent.recordRecoveryStart(this.plan);
+      const current = this.recoveryPending ? this.withHistories() : null;
+      if (current !== null) await agent.recordRecoveryStart(current.plan);
       this.recoveryPending = false;
       return agent.runPrompt(parts, { signal, maxTurns: this.settings.maxTurns });
     });
@@ -608,10 +717,11 @@ export class SessionRuntime {
   }
 
   private agentForTurn(): AgentSession {
-    const lease = this.lease;
+    const lease = this.recordChain();
     if (!lease) throw new MendError('internal', 'a run that writes needs the writer lease');
     if (this.agent && !this.modelChanged) return this.agent;
-    const history = this.agent ? this.agent.history : structuredClone(this.plan?.apiHistory ?? []);
+    // A leased runtime's plan carries its histories: it was loaded whole under the lease.
+    const history = this.agent ? this.agent.history : structuredClone(this.withHistories()?.plan.apiHistory ?? []);
     const builder = this.recordBuilder();
     const mcpTools = this.mcp;
     const gate: ApprovalGate = approvalGate(this.settings, () => this.askHost(), mcpTools);
@@ -632,6 +742,7 @@ export class SessionRuntime {
         return decision;
       },
       emit: (event) => this.emit(event),
+      fence: () => this.lease?.verify() ?? Promise.reject(new MendError('session_lease_lost', 'the writer lease was released')),
       newId: this.deps.newId,
       now: this.deps.now,
       clock: this.deps.clock,

@@ -114,7 +114,10 @@ export function approvalGate(options: ApprovalSettings, askHost?: () => AskHost 
     const decision = decideApproval(tool, options.approvalMode, options.allowedTools);
     if (decision === 'allow') return { allow: true };
     if (decision === 'deny') {
-      return { allow: false, message: `Permission denied: ${call.name} changes state and approval mode "${options.approvalMode}" is read-only.` };
+      return {
+        allow: false,
+        message: `Permission denied: ${call.name} changes state and approval mode "${options.approvalMode}" is read-only (another --approval-mode allows it).`,
+      };
     }
     const ask = askHost?.();
     if (ask) return ask(call, signal);
@@ -122,7 +125,7 @@ export function approvalGate(options: ApprovalSettings, askHost?: () => AskHost 
       allow: false,
       message:
         `Permission denied: ${call.name} needs approval in "${options.approvalMode}" mode and nobody can be asked in a headless run. ` +
-        `Allow it with --allowed-tools ${call.name} or --approval-mode yolo.`,
+        `Allow it with --allowed-tools ${call.name}${tool.kind === 'edit' && !tool.mcp ? ', --approval-mode auto-edit' : ''} or --approval-mode yolo.`,
     };
   };
 }

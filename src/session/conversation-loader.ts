@@ -9,7 +9,15 @@
  * cycle) is reported with beforeCheckpoint=true and does not degrade the session.
  */
 import type { z } from 'zod';
-import type { ConversationRecord, HistoryGap, LoadDiagnostic, LoadedSession, ReadRecord, TurnFailedMarker } from './conversation.js';
+import {
+  lastCwd,
+  type ConversationRecord,
+  type HistoryGap,
+  type LoadDiagnostic,
+  type LoadedSession,
+  type ReadRecord,
+  type TurnFailedMarker,
+} from './conversation.js';
 import type { ReadResult } from './log-reader.js';
 import { isModelEntry } from './model-entry.js';
 import {
@@ -26,7 +34,7 @@ import {
 } from './records.js';
 import { isSidechainRecord } from './record-kinds.js';
 import { summarizeIssues } from './record-validation.js';
-import { indexInSorted } from './outline/sorted-index.js';
+import { indexInSorted } from './sorted-index.js';
 
 export interface BuildOptions {
   /** Used when no record names the session (an empty or fully damaged log), e.g. the file name's id. */
@@ -113,7 +121,9 @@ export interface LoadedChain {
 
 export function buildConversation(read: ReadResult, options: BuildOptions = {}): LoadedSession {
   const built = buildConversationFrom(readRecordSource(read.records), read, options);
-  built.loaded.conversation.records = Array.from(built.chain, (i) => read.records[i]!.record);
+  const conversation = built.loaded.conversation;
+  conversation.records = Array.from(built.chain, (i) => read.records[i]!.record);
+  conversation.recordedCwd = lastCwd(conversation.records);
   return built.loaded;
 }
 
@@ -186,6 +196,8 @@ export function buildConversationFrom(
     // The markers after the last model entry lie in the tail: the tail is all they read.
     afterLastModel: markersAfterLastModel(tail, diagnostics),
     sidechainRecords,
+    // The tail's: the caller that fills in the records before it sets the chain's.
+    recordedCwd: lastCwd(tail),
   };
   return { loaded: { conversation, historyGaps, diagnostics }, chain, tailStart, tail };
 }
@@ -200,6 +212,7 @@ function emptyConversation(sessionId: string): ConversationRecord {
     writtenByMend: false,
     afterLastModel: { turnAborted: [], recoveryRecords: [], turnFailed: [], endedBy: null },
     sidechainRecords: 0,
+    recordedCwd: null,
   };
 }
 

@@ -72,12 +72,15 @@ export interface SessionOrigin {
   imported: boolean;
 }
 
-export interface ConversationRecord {
+/**
+ * What a loaded conversation is without its records: everything the plan and the recovery
+ * line read. A conversation planned from a session's outline (src/runtime/outline-plan.ts)
+ * is this, a plain value; its records are read by an explicit call when needed.
+ */
+export interface ConversationHead {
   sessionId: string;
   /** Last record in file order (system records included), or null for an empty log. */
   leafUuid: string | null;
-  /** The active chain, oldest first, after the latest compression checkpoint; fragments merged. */
-  records: ChatRecord[];
   /** History that replaces everything before the latest `chat_compression` on the chain. */
   compressedHistory: Content[] | null;
   /** Number of valid records read from the file (after fragment merging). */
@@ -103,12 +106,33 @@ export interface ConversationRecord {
   };
   /** Records marked as a subagent's transcript (`isSidechain: true`), set aside: not the main history. */
   sidechainRecords?: number;
+  /** The cwd of the last record of the active chain that names one, or null. */
+  recordedCwd: string | null;
   /** Set for a session another agent wrote (read in place or imported). */
   origin?: SessionOrigin;
 }
 
-export interface LoadedSession {
-  conversation: ConversationRecord;
+export interface ConversationRecord extends ConversationHead {
+  /** The active chain, oldest first, after the latest compression checkpoint; fragments merged. */
+  records: ChatRecord[];
+}
+
+/** A loaded session without its records (ConversationHead). */
+export interface LoadedHead {
+  conversation: ConversationHead;
   historyGaps: HistoryGap[];
   diagnostics: LoadDiagnostic[];
+}
+
+export interface LoadedSession extends LoadedHead {
+  conversation: ConversationRecord;
+}
+
+/** The cwd of the last record that names one, or null. */
+export function lastCwd(records: readonly ChatRecord[]): string | null {
+  for (let i = records.length - 1; i >= 0; i--) {
+    const cwd = records[i]!.cwd;
+    if (typeof cwd === 'string') return cwd;
+  }
+  return null;
 }

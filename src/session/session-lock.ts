@@ -45,6 +45,8 @@ export interface AcquireOptions extends LockOwner {
 
 export interface SessionLock {
   readonly path: string;
+  /** Whether the lock path still names the very file this lock created (not removed, not replaced by another writer's). */
+  stillHeld(): boolean;
   release(): void;
 }
 
@@ -259,6 +261,11 @@ function heldLock(lockPath: string, ident: FileIdent): SessionLock {
   let released = false;
   return {
     path: lockPath,
+    stillHeld(): boolean {
+      if (released) return false;
+      const file = readLockFile(lockPath);
+      return file.kind === 'file' && sameFile(file.ident, ident);
+    },
     release(): void {
       if (released) return;
       released = true;

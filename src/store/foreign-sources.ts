@@ -14,13 +14,13 @@ import { MendError } from '../errors.js';
 import type { ForeignAgent } from '../foreign/adapter.js';
 import { SNIFF_BYTES } from '../foreign/adapter.js';
 import { headObjects } from '../foreign/foreign-lines.js';
+import { findForeignSessionById, type ForeignHomes } from '../foreign/homes.js';
 import { adapterFor, detectForeign, type ForeignRead } from '../foreign/registry.js';
 import { foreignReadResult } from '../foreign/to-read-result.js';
 import { createHash } from 'node:crypto';
 import type { ActiveWriter } from '../session/active-writer.js';
 import type { ReadResult } from '../session/log-reader.js';
-import { wholeOutline, type SessionOutline } from '../session/outline/outline-reader.js';
-import type { RecordIndex } from '../session/record-index.js';
+import { wholeOutline, type SessionOutline } from '../session/outline/history-reader.js';
 import { isSessionId } from '../session/session-paths.js';
 import type { ProjectScope, SessionListing, SessionRef, SessionStore, StoreKind, WriterIdentity, WriterLease } from './session-store.js';
 
@@ -80,7 +80,11 @@ export async function classifyFile(path: string): Promise<ForeignAgent | null> {
 export class ForeignSourcesStore implements SessionStore {
   readonly readLines?: (ref: SessionRef) => AsyncIterable<string>;
 
-  constructor(private readonly inner: SessionStore) {
+  constructor(
+    private readonly inner: SessionStore,
+    /** Where other agents keep sessions: a session id none of mend's sessions has is looked up there. */
+    private readonly homes?: ForeignHomes,
+  ) {
     if (inner.readLines) {
       const lines = inner.readLines.bind(inner);
       this.readLines = (ref) => {
@@ -114,7 +118,13 @@ export class ForeignSourcesStore implements SessionStore {
         }
       }
     }
-    return this.inner.resolve(scope, target);
+    const ref = await this.inner.resolve(scope, target);
+    if (this.homes && isSessionId(target) && !(await this.inner.exists(ref))) {
+      // Not one of mend's: another agent's session of this project under its own id (read in place).
+      const file = await findForeignSessionById(this.homes, [...new Set([scope.projectRoot, scope.cwd])], target);
+      if (file) return { store: this.inner.kind, sessionId: '', projectRoot: scope.projectRoot, location: file.path, foreign: { agent: file.agent } };
+    }
+    return ref;
   }
 
   latest(scope: ProjectScope): Promise<SessionRef | null> {
@@ -133,12 +143,6 @@ export class ForeignSourcesStore implements SessionStore {
   async read(ref: SessionRef): Promise<ReadResult> {
     if (!ref.foreign) return this.inner.read(ref);
     return (await readForeignFile(ref.location, ref.foreign.agent)).read;
-  }
-
-  async readIndex(ref: SessionRef): Promise<RecordIndex> {
-    if (!ref.foreign) return this.inner.readIndex(ref);
-    const read = await this.read(ref);
-    return { sessionId: read.sessionId, entries: wholeOutline(read).indexEntries(), diagnostics: read.diagnostics };
   }
 
   async readOutline(ref: SessionRef): Promise<SessionOutline> {

@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { MendError } from '../errors.js';
 import type { WriteFaultHook } from '../session/log-writer.js';
-import type { OutlineParallel } from '../session/outline/outline-reader.js';
+import type { OutlineParallel } from '../session/outline/history-reader.js';
 import { JsonlSessionStore } from './jsonl/jsonl-store.js';
 import { isPostgresSpec, redactUrl, type Env, type PgTuning } from './postgres/pg-config.js';
 import type { MigrationResult } from './postgres/pg-migrate.js';
@@ -25,6 +25,8 @@ export interface OpenStoreOptions {
   tuning?: Partial<PgTuning>;
   /** The JSONL store's outline pass on a worker thread (JsonlStoreOptions.outline). */
   outline?: OutlineParallel | false;
+  /** False: the JSONL store's outline pass parses every line, no line scanner (JsonlStoreOptions.outlineScan). */
+  outlineScan?: boolean;
 }
 
 /** The store spec in force: the flag, else MEND_STORE, else `jsonl`. */
@@ -41,6 +43,7 @@ export async function openStore(spec: string, env: Env, options: OpenStoreOption
       ...(options.faultHook ? { faultHook: options.faultHook } : {}),
       ...(options.warn ? { warn: options.warn } : {}),
       ...(options.outline !== undefined ? { outline: options.outline } : {}),
+      ...(options.outlineScan !== undefined ? { outlineScan: options.outlineScan } : {}),
     });
   }
   if (isPostgresSpec(spec)) {

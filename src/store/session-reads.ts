@@ -4,7 +4,6 @@
  * Types only, so the seam owns its vocabulary and no reader owns the seam.
  */
 import type { LoadDiagnostic, ReadRecord, SessionOrigin } from '../session/conversation.js';
-import type { RecordType } from '../session/records.js';
 
 export interface ReadResult {
   /** Valid records in file order, fragments merged into the first one's position. */
@@ -20,25 +19,4 @@ export interface ReadResult {
   lines: number;
   /** Set when the file is another agent's session, read in place (src/foreign). */
   origin?: SessionOrigin;
-}
-
-export interface RecordIndexEntry {
-  /** 1-based line (JSONL) or sequence number (database) of the record's first piece. */
-  position: number;
-  uuid: string;
-  parentUuid: string | null;
-  type: RecordType;
-  subtype?: string;
-  /** Ids of the function calls the record holds (empty ids as ''). Read-only: records without any share one empty array. */
-  callIds: readonly string[];
-  /** Ids of the function responses the record holds. Read-only, as callIds. */
-  resultIds: readonly string[];
-  /** Written by mend (version `mend/...`). */
-  mend: boolean;
-}
-
-export interface RecordIndex {
-  sessionId: string | null;
-  entries: RecordIndexEntry[];
-  diagnostics: LoadDiagnostic[];
 }

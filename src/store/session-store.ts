@@ -3,17 +3,18 @@
  * SessionRefs, never a path: JSONL files are the embedded default, PostgreSQL a
  * shared store behind the same interface (and the same contract suite).
  *
- * Reading has two paths from the start: `read` streams every full record in
- * write order (what a model request or a replay needs), `readIndex` yields only
- * what the plan rules need, record by record. Diagnostics are store-neutral: a
- * store that cannot tear a line reports no torn tail and no malformed lines.
+ * Reading has two paths: `read` gives every full record in write order (what a model
+ * request or a replay needs); `readOutline` gives what the planner reads (a HistoryReader's
+ * SessionOutline, src/session/outline/history-reader.ts), which a file store makes
+ * without holding every record. Diagnostics are store-neutral: a store that cannot tear
+ * a line reports no torn tail and no malformed lines.
  */
 import type { ActiveWriter } from '../session/active-writer.js';
-import type { SessionOutline } from '../session/outline/outline-reader.js';
+import type { SessionOutline } from '../session/outline/history-reader.js';
 import type { ChatRecord } from '../session/records.js';
-import type { ReadResult, RecordIndex } from './session-reads.js';
+import type { ReadResult } from './session-reads.js';
 
-export type { ReadResult, RecordIndex, RecordIndexEntry } from './session-reads.js';
+export type { ReadResult } from './session-reads.js';
 import type { ForeignAgent } from '../foreign/adapter.js';
 
 export type StoreKind = 'jsonl' | 'postgres';
@@ -50,6 +51,15 @@ export interface WriterLease {
    * or none. Without it callers append one by one.
    */
   appendBatch?(records: readonly ChatRecord[], options: AppendOptions): Promise<void>;
+  /**
+   * Proves, now, that this lease is still the session's current one (PostgreSQL: a
+   * statement under the writer's epoch on its own connection, never a cached flag;
+   * JSONL: the lock file is still the one this writer created). Rejects with
+   * `session_lease_lost` when another writer has taken over, and from then on every
+   * append fails too. Called right before every side effect (a tool start, acting on
+   * a permission answer): a writer that lost its lease must not act.
+   */
+  verify(): Promise<void>;
   /** Idempotent. Nothing may be appended after it. */
   release(): Promise<void>;
 }
@@ -93,12 +103,10 @@ export interface SessionStore {
    * Never writes.
    */
   readLines?(ref: SessionRef): AsyncIterable<string>;
-  /** The index pass: per record only what the plan rules need. Never writes. */
-  readIndex(ref: SessionRef): Promise<RecordIndex>;
   /**
-   * What a plan is built from (issue 11): `read` as `read(ref)` gives it but with records
-   * that may be outlines (record-outline.ts), and the full records of any positions on
-   * demand. A store without an outline pass returns its full read (`whole: true`). Never writes.
+   * What a plan is built from: what `read(ref)` gives, as a SessionOutline (records that may
+   * be outlines, the full records of any positions on demand), from one of the wing's
+   * HistoryReaders. A store without byte ranges returns its full read (`whole`). Never writes.
    */
   readOutline(ref: SessionRef): Promise<SessionOutline>;
   /** The live holder of the writer lease, or null. Never writes. */

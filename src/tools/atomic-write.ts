@@ -9,10 +9,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdir, open, realpath, rename, rm, stat } from 'node:fs/promises';
+import { link, mkdir, open, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
-export async function writeFileAtomic(path: string, content: string): Promise<void> {
+export interface AtomicWriteOptions {
+  /** Permissions of a new file (an existing file keeps its own); default 0o666 less the umask. */
+  mode?: number;
+  /** Never replace an existing file: fail with EEXIST instead (the temp file is linked in, not renamed over). */
+  noClobber?: boolean;
+}
+
+export async function writeFileAtomic(path: string, content: string, options: AtomicWriteOptions = {}): Promise<void> {
   // Through a symlink, write the file it points to rather than replacing the link.
   const target = await realpath(path).catch(() => path);
   const dir = dirname(target);
@@ -24,15 +31,22 @@ export async function writeFileAtomic(path: string, content: string): Promise<vo
   );
   const temp = join(dir, `.${basename(target)}.mend-${randomUUID().slice(0, 8)}.tmp`);
   try {
-    const handle = await open(temp, 'wx', mode ?? 0o666);
+    const handle = await open(temp, 'wx', mode ?? options.mode ?? 0o666);
     try {
       await handle.writeFile(content, 'utf8');
       if (mode !== undefined) await handle.chmod(mode);
+      else if (options.mode !== undefined) await handle.chmod(options.mode);
       await handle.sync();
     } finally {
       await handle.close();
     }
-    await rename(temp, target);
+    if (options.noClobber) {
+      // link(2) refuses an existing name, atomically: the file appears whole or not at all.
+      await link(temp, target);
+      await rm(temp, { force: true });
+    } else {
+      await rename(temp, target);
+    }
   } catch (error) {
     await rm(temp, { force: true });
     throw error;

@@ -36,4 +36,14 @@ describe('architecture rules (dependency-cruiser)', { timeout: 60_000 }, () => {
     expect(summary.violations.map((v) => v.rule.name)).toContain('no-cycles');
     expect(summary.violations.map((v) => v.rule.name)).toContain('runtime-stays-inside');
   });
+
+  it('keeps the outline wing behind its interface and the planner off I/O modules and the wing', async () => {
+    const summary = await cruise(join(ROOT, 'test/architecture/fixtures/wing'));
+    expect(summary.totalCruised).toBe(6);
+    expect(summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort()).toEqual([
+      'outline-wing-behind-its-interface: src/runtime/reaches-in.ts -> src/session/outline/outline-pass.ts',
+      'recovery-is-pure: src/recovery/impure.ts -> src/session/log-reader.ts',
+      'recovery-is-pure: src/recovery/impure.ts -> src/session/outline/history-reader.ts',
+    ]);
+  });
 });

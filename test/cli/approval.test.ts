@@ -48,6 +48,22 @@ describe.concurrent('approval modes', { timeout: 60_000 }, () => {
     expect(rec).toMatchObject({ toolCallResult: { callId: 'call_w1', status: 'error' } });
   });
 
+  it('text mode says each refusal on stderr, naming the flags that allow it', async () => {
+    const sb = makeSandbox('approve-text');
+    const target = join(sb.cwd, 'out.txt');
+    for (const verbose of [[], ['--verbose']]) {
+      const r = await mend(sb, ['-p', 'write it', ...verbose, '--scripted-responses', writeCallScript(sb, target)]);
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout).toContain('Finished.');
+      const refusals = r.stderr.split('\n').filter((l) => l.startsWith('mend: refused '));
+      expect(refusals).toEqual([expect.stringContaining('refused write_file (call_w1): Permission denied')]);
+      expect(refusals[0]).toContain('--allowed-tools write_file');
+      expect(refusals[0]).toContain('--approval-mode auto-edit');
+    }
+    const plan = await mend(sb, ['-p', 'write it', '--approval-mode', 'plan', '--scripted-responses', writeCallScript(sb, target)]);
+    expect(plan.stderr).toContain('mend: refused write_file (call_w1): Permission denied: write_file changes state and approval mode "plan" is read-only');
+  });
+
   it('--allowed-tools write_file lets it run in default mode', async () => {
     const sb = makeSandbox('approve-allowed');
     const target = join(sb.cwd, 'out.txt');

@@ -54,6 +54,11 @@ describe.concurrent('crash corpus through `mend --resume <path> -o stream-json` 
     expect(summaryFromRecoveryLine(sharedLine)).toEqual(summaryFromRecoveryLine(line));
     expect(sharedLine.history).toEqual(line.history);
 
+    // The same line with the outline pass's line scanner off (every line parsed, the reference way).
+    const parsed = await mend(sb, ['--resume', sessionPath, '-o', 'stream-json'], { env: { MEND_OUTLINE_SCAN: '0' } });
+    expect(parsed.stderr).toBe('');
+    expect(transcript(parsed.stdout).recovery).toEqual({ ...line, uuid: transcript(parsed.stdout).recovery!.uuid });
+
     // No lock, no writes: the copy is byte-identical, its folder holds only it, and MEND_HOME has no files.
     expect(readFileSync(sessionPath).equals(before)).toBe(true);
     expect(readdirSync(dirname(sessionPath))).toEqual(['session.jsonl']);

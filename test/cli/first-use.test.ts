@@ -3,7 +3,7 @@
  * content in human-readable listings, export's skipped lines, local I/O problems as
  * usage (2) and store (4) errors, a base URL without a scheme, counts in words.
  */
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupSandboxes, LogBuilder, logPathOf, makeSandbox, mend, sessionFiles, snapshotTree } from '../support/cli.js';
@@ -107,4 +107,29 @@ describe('OPENAI_BASE_URL', () => {
     expect(run.stderr).toContain('OPENAI_BASE_URL must be an http:// or https:// URL');
     expect(sessionFiles(sb)).toEqual([]);
   });
+});
+
+describe('--resume of a file that names no session', () => {
+  for (const [name, bytes] of [
+    ['an empty file', ''],
+    ['a garbage file', 'not json at all\n{"torn":'],
+  ] as const) {
+    it(`${name} not named by a UUID: a session error (3) before any prompt, the file untouched`, async () => {
+      const sb = makeSandbox('first-use-nameless');
+      const path = join(sb.scratch, 'notes.jsonl');
+      writeFileSync(path, bytes);
+      const script = join(sb.scratch, 'script.json');
+      writeFileSync(script, '[{"text":"never"}]');
+      for (const args of [
+        ['--resume', path, '-p', 'hi', '--scripted-responses', script],
+        ['--resume', path, '--input-format', 'stream-json', '-o', 'stream-json', '--scripted-responses', script],
+      ]) {
+        const run = await mend(sb, args, { input: '{"type":"user","message":{"role":"user","content":"hi"}}\n' });
+        expect(run.exitCode, args.join(' ')).toBe(3);
+        expect(run.stdout + run.stderr).toContain('holds no session to resume');
+        expect(run.stdout + run.stderr).not.toContain('invalid record');
+      }
+      expect(readFileSync(path, 'utf8')).toBe(bytes);
+    });
+  }
 });

@@ -35,6 +35,7 @@ async function usageError(argv: string[]): Promise<MendError> {
 describe('command help', () => {
   for (const [argv, own, runOnly] of [
     [['plan', '--help'], '--full', '--continue-interrupted'],
+    [['repair', '--help'], '--json', '--continue-interrupted'],
     [['sessions', '--help'], 'export', '--fork-session'],
     [['sessions', 'list', '-h'], 'import', '--prompt'],
     [['store', '--help'], 'migrate', '--resume'],
@@ -51,7 +52,7 @@ describe('command help', () => {
   }
 
   it('mend --help points at the commands’ help', async () => {
-    expect(await helpText(['--help'])).toContain('mend plan|sessions|store|serve --help');
+    expect(await helpText(['--help'])).toContain('mend plan|repair|sessions|store|serve --help');
   });
 });
 

@@ -4,7 +4,7 @@
  * even a tiny log with the bundled worker through MEND_OUTLINE_CHUNK_BYTES.
  */
 import { describe, expect, it } from 'vitest';
-import { MIN_CPUS_FOR_WORKER, outlineFromEnv } from '../../src/cli/outline-env.js';
+import { MIN_CPUS_FOR_WORKER, outlineFromEnv, outlineScanFromEnv } from '../../src/cli/outline-env.js';
 
 const MANY = MIN_CPUS_FOR_WORKER;
 const FEW = MIN_CPUS_FOR_WORKER - 1;
@@ -42,5 +42,12 @@ describe('outlineFromEnv', () => {
     }
     expect(outlineFromEnv({ MEND_OUTLINE_THREADS: '2' }, 1)).toBeUndefined();
     expect(outlineFromEnv({ MEND_OUTLINE_THREADS: '2' }, FEW)).toBeUndefined();
+  });
+});
+
+describe('outlineScanFromEnv', () => {
+  it('turns the line scanner off with MEND_OUTLINE_SCAN=0 only', () => {
+    expect(outlineScanFromEnv({ MEND_OUTLINE_SCAN: '0' })).toBe(false);
+    for (const value of [undefined, '1', '', 'no']) expect(outlineScanFromEnv({ MEND_OUTLINE_SCAN: value })).toBe(true);
   });
 });

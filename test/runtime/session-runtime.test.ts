@@ -37,6 +37,28 @@ describe('SessionRuntime', () => {
     expect(readLog(log).map((r) => r.type)).toEqual(['user', 'assistant']);
   });
 
+  it('opened with histories on demand: the plan is a plain value without them; loadHistory reads them by an explicit call', async () => {
+    const fx = runtimeFixture([]);
+    fx.install('dangling-single-call', DANGLING);
+    const target = { type: 'resume' as const, target: DANGLING };
+    const whole = await SessionRuntime.open(fx.deps, { target, access: 'inspect', settings: defaultSettings });
+    const full = await whole.loadHistory();
+    const runtime = await SessionRuntime.open(fx.deps, { target, access: 'inspect', histories: 'on_demand', settings: defaultSettings });
+    const head = runtime.recoveryPlan!;
+    expect(Object.keys(head)).not.toContain('apiHistory');
+    expect(Object.keys(runtime.loadedSession!.conversation)).not.toContain('records');
+    const { apiHistory, originalApiHistory: _original, ...expected } = full!.plan;
+    expect(head).toEqual(expected);
+    expect(head.apiEntryCount).toBe(apiHistory.length);
+    expect(runtime.loadedSession!.conversation.recordedCwd).toBe(full!.loaded.conversation.recordedCwd);
+    const loaded = await runtime.loadHistory();
+    expect(loaded).toEqual(full);
+    // Now held: the runtime's plan carries its histories.
+    expect(runtime.recoveryPlan).toBe(loaded!.plan);
+    await runtime.close();
+    await whole.close();
+  });
+
   it('continues an interrupted turn once: synthetic result written once, the tool is not run, a second continue has nothing to do', async () => {
     const fx = runtimeFixture([{}, {}, { text: 'I will check before retrying.' }]);
     fx.install('dangling-single-call', DANGLING);

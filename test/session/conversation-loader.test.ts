@@ -23,6 +23,7 @@ describe('buildConversation', () => {
         writtenByMend: false,
         afterLastModel: { turnAborted: [], recoveryRecords: [], turnFailed: [], endedBy: null },
         sidechainRecords: 0,
+        recordedCwd: null,
       },
       historyGaps: [],
       diagnostics: [],

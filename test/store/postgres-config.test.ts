@@ -92,7 +92,7 @@ await describePostgres('PostgreSQL store against the real server', () => {
     expect(await store.activeWriter(ref)).toBeNull();
     expect(await store.schemaVersion()).toBe(0);
     await expect(store.read(ref)).rejects.toSatisfy((e) => isMendError(e, 'session_not_found'));
-    await expect(store.readIndex(ref)).rejects.toSatisfy((e) => isMendError(e, 'session_not_found'));
+    await expect(store.readOutline(ref)).rejects.toSatisfy((e) => isMendError(e, 'session_not_found'));
     await (
       await store.newSession(scope, randomUUID())
     ).sessionId;

@@ -57,6 +57,7 @@ export function conversationOf(
       turnAborted: opts.aborted ? [{ uuid: 'ab', reason: opts.aborted }] : [],
       recoveryRecords: attempts,
     },
+    recordedCwd: null,
   };
 }
 

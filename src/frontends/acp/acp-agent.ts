@@ -8,6 +8,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
+import { everyAgent, listSessions } from '../../runtime/list-sessions.js';
 import * as acp from '@agentclientprotocol/sdk';
 import { errorCodeOf, errorMessageOf } from '../../errors.js';
 import { canonicalSessionId } from '../../session/session-ids.js';
@@ -258,9 +259,10 @@ export class AcpAgent {
     const session = this.register(sessionId, runtime);
     const summary = await session.summary();
     const sends: Array<Promise<void>> = [];
-    if (replay && runtime.loadedSession) {
+    const history = replay ? await runtime.loadHistory() : null;
+    if (history) {
       // Every replayed update goes out before the answer (writes are queued in order).
-      for (const update of replayUpdates(runtime.loadedSession.conversation)) sends.push(this.sendTo(session.id, update));
+      for (const update of replayUpdates(history.loaded.conversation)) sends.push(this.sendTo(session.id, update));
     }
     const mend: AcpSessionMeta = { recovery: summary };
     const notice = summary ? recoveryNotice(summary) : null;
@@ -349,6 +351,30 @@ export class AcpAgent {
         ...(prompt ? { title: prompt.length > 80 ? `${prompt.slice(0, 77)}...` : prompt } : {}),
         ...(entry.lastUpdate ? { updatedAt: entry.lastUpdate } : {}),
         _meta: { mend: { records: entry.records, started: entry.started } },
+      });
+    }
+    // Other agents' sessions of this project, read in place: loadable by their path.
+    const foreign = await listSessions(deps.store, deps.scope, { ...everyAgent(deps.foreignHomes), mend: false });
+    for (const row of foreign) {
+      if (row.error || !row.agent) continue;
+      const prompt = row.firstPrompt?.replace(/\s+/g, ' ').trim();
+      sessions.push({
+        sessionId: row.path,
+        cwd: deps.scope.projectRoot,
+        ...(prompt ? { title: prompt.length > 80 ? `${prompt.slice(0, 77)}...` : prompt } : {}),
+        ...(row.lastUpdate ? { updatedAt: row.lastUpdate } : {}),
+        _meta: {
+          mend: {
+            agent: row.agent,
+            agentVersion: row.agentVersion ?? null,
+            ownerSessionId: row.id,
+            records: row.records,
+            size: row.size ?? null,
+            kind: row.kind,
+            cause: row.cause,
+            planId: row.planId,
+          },
+        },
       });
     }
     return { sessions };

@@ -149,6 +149,9 @@ function listing(row: ProjectSessionRow & { open: DaemonSession | undefined }, c
     recoveryKind: row.kind,
     planId: row.planId,
     canContinue: row.canContinue,
+    cause: row.cause,
+    // Another agent's session, read in place: whose it is, its file and version.
+    ...(row.agent ? { agent: row.agent, agentVersion: row.agentVersion ?? null, path: row.path, size: row.size ?? null } : {}),
     ...(row.error ? { error: row.error } : {}),
   };
 }

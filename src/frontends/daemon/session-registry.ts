@@ -7,8 +7,8 @@
  */
 import { realpathSync, statSync } from 'node:fs';
 import { sep } from 'node:path';
-import { MendError } from '../../errors.js';
-import { listProjectSessions, type ProjectSessionRow } from '../../runtime/list-sessions.js';
+import { MendError, isMendError } from '../../errors.js';
+import { everyAgent, listSessions, type ProjectSessionRow } from '../../runtime/list-sessions.js';
 import { runtimeSettingsFrom, type HostOptions } from '../../runtime/runtime-settings.js';
 import { SessionRuntime, type RuntimeDeps } from '../../runtime/session-runtime.js';
 import { approvalModeFromAlias, type ApprovalMode } from '../../wire/approval-modes.js';
@@ -158,7 +158,8 @@ export class SessionRegistry {
   /** The sessions of one project on disk, with their recovery kind; open ones say whether a turn runs. */
   async list(cwd: string): Promise<Array<ProjectSessionRow & { open: DaemonSession | undefined }>> {
     const real = this.resolveCwd(cwd);
-    const rows = await listProjectSessions(this.deps.runtime.store, { projectRoot: real, cwd: real });
+    // Other agents' sessions of the project too, read in place (loadable by their own session id).
+    const rows = await listSessions(this.deps.runtime.store, { projectRoot: real, cwd: real }, everyAgent(this.deps.runtime.foreignHomes));
     return rows.map((row) => ({ ...row, open: this.sessions.get(row.id) }));
   }
 }

@@ -41,6 +41,8 @@ export async function runHeadless(o: StdioRunOptions, host: HostEnv): Promise<nu
     const mapper = new WireEventMapper(runtime.sessionId, newId, o.includePartialMessages);
     runtime.subscribe((event) => {
       for (const message of mapper.map(event)) out.emit(message);
+      // Text mode shows only the answer: a refused call would otherwise pass unseen (the message names the flag that allows it).
+      if (event.type === 'tool_call_finished' && event.status === 'denied') out.notice(`refused ${event.call.name} (${event.call.id}): ${event.output}`);
     });
     runtime.setBackpressure(stdoutBackpressure(host.stdout, host.signal));
     // A signal stops the running turn through the runtime's stop signal (host.runtime.signal).

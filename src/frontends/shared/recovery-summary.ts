@@ -4,9 +4,9 @@
  * `get_recovery_plan`) and the camelCase one of the protocols that follow (ACP,
  * daemon, SDK helpers). Field for field the same values, only named per protocol.
  */
-import type { SessionRecoveryPlan } from '../../recovery/plan-types.js';
+import type { RecoveryPlanHead } from '../../recovery/plan-types.js';
 import { summarizePlan, type PlanSummary } from '../../runtime/plan-summary.js';
-import type { ConversationRecord } from '../../session/conversation.js';
+import type { ConversationHead } from '../../session/conversation.js';
 import type { RecoverySummary } from '../../wire/messages.js';
 import type { RecoverySummaryCamel } from '../../wire/recovery-summary.js';
 
@@ -87,10 +87,10 @@ export function camelSummary(s: PlanSummary): RecoverySummaryCamel {
   };
 }
 
-export function toRecoverySummary(plan: SessionRecoveryPlan, conversation: ConversationRecord): RecoverySummary {
+export function toRecoverySummary(plan: RecoveryPlanHead, conversation: ConversationHead): RecoverySummary {
   return snakeSummary(summarizePlan(plan, conversation));
 }
 
-export function toRecoverySummaryCamel(plan: SessionRecoveryPlan, conversation: ConversationRecord): RecoverySummaryCamel {
+export function toRecoverySummaryCamel(plan: RecoveryPlanHead, conversation: ConversationHead): RecoverySummaryCamel {
   return camelSummary(summarizePlan(plan, conversation));
 }

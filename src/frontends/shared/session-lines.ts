@@ -2,10 +2,10 @@
  * The lines every stdio run starts with: `init`, then on a resumed session the
  * `recovery` line saying what the plan is and what this run does about it.
  */
-import { recordedCwd } from '../../session/conversation-facts.js';
 import type { Decision } from '../../runtime/continuation-policy.js';
 import type { HostEnv } from '../../runtime/host-env.js';
 import type { SessionRuntime } from '../../runtime/session-runtime.js';
+import type { ProjectScope } from '../../store/session-store.js';
 import { toolOffered } from '../../runtime/tool-port.js';
 import { realpathSync } from 'node:fs';
 import { toRecoverySummary } from './recovery-summary.js';
@@ -72,10 +72,10 @@ export function recoveryLine(runtime: SessionRuntime, decision: Decision, newId:
  * A session resumed by path from another project's directory (`--resume PATH` elsewhere)
  * runs its tools here, not where it was recorded: said on the recovery line and in the notice.
  */
-export function projectMismatch(runtime: SessionRuntime, host: HostEnv): string | undefined {
+export function projectMismatch(runtime: SessionRuntime, scope: ProjectScope): string | undefined {
   const conversation = runtime.loadedSession?.conversation;
-  const recorded = conversation ? recordedCwd(conversation) : undefined;
-  const { projectRoot, cwd } = host.runtime.scope;
+  const recorded = conversation?.recordedCwd ?? undefined;
+  const { projectRoot, cwd } = scope;
   if (recorded === undefined || recorded === projectRoot || recorded === cwd || realPath(recorded) === projectRoot) return undefined;
   return `this session was recorded in ${recorded}; it now runs in ${projectRoot}, and its tools act here`;
 }
@@ -93,7 +93,7 @@ export function printSessionStart(out: OutputSink, runtime: SessionRuntime, host
   printInit(out, runtime, host, modeName);
   const line = recoveryLine(runtime, decision, host.runtime.newId);
   if (!line) return;
-  const mismatch = resumedByPath ? projectMismatch(runtime, host) : undefined;
+  const mismatch = resumedByPath ? projectMismatch(runtime, host.runtime.scope) : undefined;
   if (mismatch) {
     line.project_warning = mismatch;
     line.visible_notice = line.visible_notice ? `${line.visible_notice} Note: ${mismatch}.` : `Note: ${mismatch}.`;

@@ -95,7 +95,9 @@ export class StreamJsonServer {
     runtime.subscribe((event) => {
       for (const message of mapper.map(event)) out.emit(message);
       if (event.type === 'turn_finished' || event.type === 'turn_failed' || event.type === 'turn_aborted') {
-        if (event.outcome.error?.code === 'session_write_failed') this.lastExit = ExitCode.storage;
+        // A store that failed or a lease that was lost ends the session's writing: the exit code says so.
+        const code = event.outcome.error?.code;
+        if (code === 'session_write_failed' || code === 'store_unavailable' || code === 'session_lease_lost') this.lastExit = exitCodeForError(code);
         out.result(resultMessage(runtime.sessionId, host.runtime.newId, outcomeFields(event.outcome, host.modelName(runtime.settings.model))));
       }
     });

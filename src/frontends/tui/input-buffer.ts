@@ -96,3 +96,52 @@ export function wantsNewline(b: InputBuffer): boolean {
 export function newlineForBackslash(b: InputBuffer): InputBuffer {
   return edit(b, `${b.text.slice(0, b.cursor - 1)}\n${b.text.slice(b.cursor)}`, b.cursor);
 }
+
+/** Ctrl-W: deletes the word before the cursor (and the spaces after it), as a shell does. */
+export function deleteWordBefore(b: InputBuffer): InputBuffer {
+  let start = b.cursor;
+  while (start > 0 && /\s/.test(b.text[start - 1]!)) start--;
+  while (start > 0 && !/\s/.test(b.text[start - 1]!)) start--;
+  if (start === b.cursor) return b;
+  return edit(b, b.text.slice(0, start) + b.text.slice(b.cursor), start);
+}
+
+// eslint-disable-next-line no-control-regex
+const CHUNK_TOKENS = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b[^[]?|[\u0000-\u0008\u000b-\u001f\u007f]|[^\u0000-\u0008\u000b-\u001f\u007f\u001b]+/g;
+
+/** Editing keys a chunk may carry, by the byte (or sequence) a terminal sends for them. */
+const CHUNK_KEYS: Readonly<Record<string, (b: InputBuffer) => InputBuffer>> = {
+  '\u0001': lineStart, // Ctrl-A
+  '\u0005': lineEnd, // Ctrl-E
+  '\u0017': deleteWordBefore, // Ctrl-W
+  '\u0015': clear, // Ctrl-U
+  '\u0008': backspace, // Ctrl-H
+  '\u007f': backspace, // Backspace
+  '\u0002': moveLeft, // Ctrl-B
+  '\u0006': moveRight, // Ctrl-F
+  '\u001b[D': moveLeft,
+  '\u001b[C': moveRight,
+  '\u001b[H': lineStart,
+  '\u001b[F': lineEnd,
+};
+
+/**
+ * Keys that arrive in one chunk (fast typing, a paste, ssh or tmux): the terminal reader
+ * hands them over as one string, so its control bytes are applied here as the keys they
+ * are, never inserted as text. Any other control byte or escape sequence is dropped.
+ */
+export function applyChunk(b: InputBuffer, chunk: string): InputBuffer {
+  let next = b;
+  for (const token of chunk.match(CHUNK_TOKENS) ?? []) {
+    const key = CHUNK_KEYS[token];
+    if (key) next = key(next);
+    else if (!/^[\u0000-\u0008\u000b-\u001f\u007f]/.test(token)) next = insert(next, token);
+  }
+  return next;
+}
+
+/** Whether a chunk holds control bytes or escape sequences besides line breaks and tabs. */
+export function hasControlKeys(chunk: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  return /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(chunk);
+}

@@ -1,11 +1,11 @@
 /** `/plan`: the full recovery plan of the open session as a panel (never the histories themselves, which are shown above). */
-import type { SessionRecoveryPlan } from '../../recovery/plan-types.js';
-import type { ConversationRecord } from '../../session/conversation.js';
+import type { RecoveryPlanHead } from '../../recovery/plan-types.js';
+import type { ConversationHead } from '../../session/conversation.js';
 import { toRecoverySummary } from '../shared/recovery-summary.js';
 import { plural } from '../../recovery/visible-notice.js';
 import type { UiItem } from './ui-items.js';
 
-export function planPanel(plan: SessionRecoveryPlan, conversation: ConversationRecord, newId: () => string): Extract<UiItem, { type: 'panel' }> {
+export function planPanel(plan: RecoveryPlanHead, conversation: ConversationHead, newId: () => string): Extract<UiItem, { type: 'panel' }> {
   const s = toRecoverySummary(plan, conversation);
   const lines = [
     `kind ${s.kind} · cause ${s.cause} · previous attempts ${s.previous_attempts}`,

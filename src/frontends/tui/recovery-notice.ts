@@ -5,7 +5,7 @@
  * allowed is the runtime's answer (`runtime.decide`, the one policy), never decided here.
  */
 import type { ActiveWriter } from '../../session/active-writer.js';
-import type { SessionRecoveryPlan } from '../../recovery/plan-types.js';
+import type { RecoveryPlanHead } from '../../recovery/plan-types.js';
 import type { Decision } from '../../runtime/continuation-policy.js';
 import { countRepairs } from '../shared/recovery-summary.js';
 import type { UiItem } from './ui-items.js';
@@ -20,7 +20,7 @@ export interface NoticeContext {
 }
 
 /** The INFO item, or null for a clean plan (a clean plan gets no INFO item, whatever else it carries). */
-export function recoveryNotice(plan: SessionRecoveryPlan, context: NoticeContext, newId: () => string): Extract<UiItem, { type: 'info' }> | null {
+export function recoveryNotice(plan: RecoveryPlanHead, context: NoticeContext, newId: () => string): Extract<UiItem, { type: 'info' }> | null {
   if (plan.kind === 'clean') return null;
   const lines: string[] = [];
   if (plan.visibleNotice) lines.push(plan.visibleNotice);
@@ -76,7 +76,7 @@ export function holderText(holder: ActiveWriter): string {
   return `${holder.host} pid ${holder.pid}, since ${holder.since}`;
 }
 
-function confirmationReason(plan: SessionRecoveryPlan): string {
+function confirmationReason(plan: RecoveryPlanHead): string {
   if (plan.previousAttempts > 0) return `an earlier recovery attempt did not complete (${plan.previousAttempts})`;
   if (plan.cause === 'aborted') return 'the turn was aborted by the user';
   return 'an interrupted turn is never continued automatically';

@@ -4,6 +4,7 @@
  * planner every entrypoint uses), its size, age and whether a process holds it.
  * Read-only: no lease, no writes.
  */
+import { everyAgent, listSessions } from '../../runtime/list-sessions.js';
 import { loadAndPlan, type RuntimeDeps } from '../../runtime/session-runtime.js';
 
 export interface PickerRow {
@@ -19,6 +20,8 @@ export interface PickerRow {
   running: boolean;
   current: boolean;
   error?: string;
+  /** Whose session: mend, or another agent's read in place (claude, codex, gemini), resumed by its path. */
+  agent: string;
 }
 
 export async function loadPickerRows(deps: RuntimeDeps, currentSessionId: string): Promise<PickerRow[]> {
@@ -33,6 +36,7 @@ export async function loadPickerRows(deps: RuntimeDeps, currentSessionId: string
       ageMs: entry.lastUpdate ? Math.max(0, now - Date.parse(entry.lastUpdate)) : null,
       firstPrompt: entry.firstPrompt,
       current: entry.ref.sessionId === currentSessionId,
+      agent: 'mend',
     };
     if (entry.error) {
       rows.push({ ...base, kind: 'unreadable', cause: entry.error.code, running: false, error: entry.error.message });
@@ -41,6 +45,22 @@ export async function loadPickerRows(deps: RuntimeDeps, currentSessionId: string
     const holder = await deps.store.activeWriter(entry.ref);
     const { plan } = await loadAndPlan(deps.store, entry.ref, false, holder);
     rows.push({ ...base, kind: plan.kind, cause: plan.cause, running: holder !== null && !base.current });
+  }
+  // Other agents' sessions of this project, planned in place (never written until continued in mend).
+  for (const row of await listSessions(deps.store, deps.scope, { ...everyAgent(deps.foreignHomes), mend: false })) {
+    rows.push({
+      target: row.path,
+      sessionId: row.id,
+      kind: row.error ? 'unreadable' : row.kind,
+      cause: row.error ? row.error.code : row.cause,
+      records: row.records,
+      ageMs: row.lastUpdate ? Math.max(0, now - Date.parse(row.lastUpdate)) : null,
+      firstPrompt: row.firstPrompt,
+      running: false,
+      current: false,
+      agent: row.agent ?? 'mend',
+      ...(row.error ? { error: row.error.message } : {}),
+    });
   }
   return rows;
 }

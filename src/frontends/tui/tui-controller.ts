@@ -5,7 +5,7 @@
  * never touch the runtime. One runtime is open at a time (/clear and /resume
  * close it and open the next), so there is never a second agent loop.
  */
-import { errorCodeOf, errorMessageOf } from '../../errors.js';
+import { MendError, errorCodeOf, errorMessageOf } from '../../errors.js';
 import type { ToolCallInfo } from '../../engine/engine-events.js';
 import type { ActiveWriter } from '../../session/active-writer.js';
 import { SessionRuntime, type HostOpenRequest, type RuntimeDeps, type RuntimeEvent } from '../../runtime/session-runtime.js';
@@ -123,7 +123,7 @@ export class TuiController {
     runtime.setApprovalHandler(() => this.approvals.ask);
     runtime.setApprovalMode(this.state.approvalMode);
 
-    const { items, noticePlanId } = sessionIntro(runtime, this.newId);
+    const { items, noticePlanId } = await sessionIntro(runtime, this.deps.runtime.scope, this.newId);
     this.noticePlanId = noticePlanId;
     this.set({
       view: { ...emptyView([...this.state.view.done, ...items]) },
@@ -134,8 +134,37 @@ export class TuiController {
     });
   }
 
-  /** Closes the open runtime (stopping its turn) and opens the next on a cleared screen. */
+  /**
+   * Closes the open runtime and opens the next on a cleared screen. Refused while a turn
+   * runs (it would be aborted without a word); a target that cannot be opened is said and
+   * the current session stays; a later failure reopens the session that was open.
+   */
   private async switchTo(request: HostOpenRequest): Promise<void> {
+    const current = this.runtime;
+    if (current?.busy) {
+      const what = request.target.type === 'new' ? '/clear' : '/resume';
+      this.add({
+        id: this.newId(),
+        type: 'error',
+        code: 'turn_running',
+        message: `a turn is running: stop it with Ctrl-C (or wait for it to end), then ${what}`,
+      });
+      return;
+    }
+    if (request.target.type === 'resume') {
+      try {
+        await this.checkResumeTarget(request.target.target);
+      } catch (error) {
+        this.add({
+          id: this.newId(),
+          type: 'error',
+          code: errorCodeOf(error),
+          message: `${errorMessageOf(error)}; still in session ${current?.sessionId ?? ''}`,
+        });
+        return;
+      }
+    }
+    const previous = current ? await this.reopenRequest(current) : undefined;
     await this.closeRuntime();
     this.deps.clearScreen();
     this.set({ epoch: this.state.epoch + 1, view: emptyView(), picker: null, confirmDegraded: null });
@@ -143,8 +172,28 @@ export class TuiController {
       await this.open(request);
     } catch (error) {
       this.add({ id: this.newId(), type: 'error', code: errorCodeOf(error), message: errorMessageOf(error) });
-      await this.open({ ...request, target: { type: 'new' }, fork: undefined });
+      try {
+        if (!previous) throw error;
+        await this.open(previous);
+      } catch {
+        await this.open({ ...request, target: { type: 'new' }, fork: undefined });
+      }
     }
+  }
+
+  /** What /resume names must be a session that exists, before the open one is closed. */
+  private async checkResumeTarget(target: string): Promise<void> {
+    const { store, scope } = this.deps.runtime;
+    const ref = await store.resolve(scope, target);
+    if (!(await store.exists(ref))) throw new MendError('session_not_found', `session not found: ${target}`, { path: ref.location });
+  }
+
+  /** How to come back to a session: resumed when it has records, else new under the same id. */
+  private async reopenRequest(runtime: SessionRuntime): Promise<HostOpenRequest> {
+    const exists = await this.deps.runtime.store.exists(runtime.ref).catch(() => false);
+    return exists
+      ? { ...this.baseRequest, target: { type: 'resume', target: runtime.sessionId || runtime.ref.location }, fork: undefined }
+      : { ...this.baseRequest, target: { type: 'new', sessionId: runtime.sessionId }, fork: undefined };
   }
 
   private async closeRuntime(): Promise<void> {

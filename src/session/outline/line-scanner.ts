@@ -16,11 +16,11 @@
  * (outline-pass.ts): a line that is not JSON, nested deeper than it tracks, a record that
  * check would refuse, a repeated key it reads, a key or kept string with an escape or a
  * non-ASCII byte, a part with a key of its own that an object's key order could move.
- * test/session/line-scanner.test.ts holds it: generated, spaced and damaged records and
+ * test/session/outline/line-scanner.test.ts holds it: generated, spaced and damaged records and
  * arbitrary bytes in strings, read with the scanner and without it, must give the same
  * outline (a line kept that JSON.parse or the check refuses, or a fact read wrong, differs).
  */
-import { CALL, CALL_WITH_ID, PART_END, RESULT, RESULT_WITH_ID, TEXT, TEXT_EMPTY, THOUGHT, NOT_THOUGHT } from '../record-outline.js';
+import { CALL, CALL_WITH_ID, PART_END, RESULT, RESULT_WITH_ID, TEXT, TEXT_EMPTY, THOUGHT, NOT_THOUGHT } from './record-outline.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -7,7 +7,7 @@
  */
 import { isModelEntry, keepsModelEntry } from '../model-entry.js';
 import { IdPool, StringTable, grow, type IdsData } from './outline-pools.js';
-import { PartsOutliner, partsOf, type PartsShape, type PartsTemplate } from '../record-outline.js';
+import { PartsOutliner, partsOf, type PartsShape, type PartsTemplate } from './record-outline.js';
 import { TYPE_ASSISTANT, TYPE_SYSTEM, type LineScanner } from './line-scanner.js';
 import { UuidTable, uuidBytesToWords, uuidToWords, wordsToUuid } from './uuid-words.js';
 import { SystemSubtype, isMendVersion, isSidechainRecord } from '../record-kinds.js';
@@ -160,7 +160,7 @@ export class OutlineColumns {
 
   /**
    * Pushes the record line-scanner.ts read from `bytes`: the same columns `push` makes of
-   * the parsed record (test/session/line-scanner.test.ts). False, and nothing pushed, when
+   * the parsed record (test/session/outline/line-scanner.test.ts). False, and nothing pushed, when
    * no record of its parts' shape was pushed before: the caller then parses the line and
    * pushes the record, which adds the shape.
    */
@@ -432,7 +432,7 @@ class ShapeCursor implements PartsShape {
  * non-ASCII bytes were decoded. The outline pass parses lines decoded as latin1 (much
  * cheaper than UTF-8) and keeps such a record only when this holds; any other record is
  * parsed again from its UTF-8 (outline-pass.ts). A string kept here without being checked
- * here would be wrong, not slow: test/session/outline-latin1.test.ts puts non-ASCII text
+ * here would be wrong, not slow: test/session/outline/outline-latin1.test.ts puts non-ASCII text
  * in every string and key of generated records to catch that.
  *
  * `known` holds strings already found ASCII (the last record's uuid and session id): the

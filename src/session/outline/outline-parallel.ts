@@ -4,7 +4,7 @@
  * the front of the file while a worker (outline-worker.ts) reads chunks from the back
  * (outline-chunks.ts); the worker's passes are appended after the main thread's in file
  * order. Every line is still parsed and checked exactly once, by the same code, and the
- * result is the one a single pass gives (test/session/outline-parallel.test.ts).
+ * result is the one a single pass gives (test/session/outline/outline-parallel.test.ts).
  *
  * A worker that cannot start or fails costs nothing but its time: the main thread then
  * reads the rest of the file itself, and a real read error is met again there.
@@ -56,6 +56,8 @@ export interface WorkerJob {
   chunks: number;
   claims: SharedArrayBuffer;
   blockSize: number;
+  /** Whether ordinary record lines are read by the line scanner (OutlineOptions.scan). */
+  scan: boolean;
 }
 
 /** What the worker hands back: a pass per chunk it read. */
@@ -81,16 +83,16 @@ const defaultSpawn = (job: WorkerJob): Worker => {
 };
 
 /** The outline pass over the file at `path` (`size` bytes when stat'ed), its front here and its back on a worker. */
-export async function parallelPass(path: string, size: number, parallel: OutlineParallel, blockSize = DEFAULT_BLOCK_SIZE): Promise<OutlinePass> {
+export async function parallelPass(path: string, size: number, parallel: OutlineParallel, blockSize = DEFAULT_BLOCK_SIZE, scan = true): Promise<OutlinePass> {
   const chunkBytes = Math.max(1, parallel.chunkBytes ?? DEFAULT_CHUNK_BYTES);
   const chunks = Math.ceil(size / chunkBytes);
   const claims = new ChunkClaims(chunks);
   const fd = openSync(path, 'r');
-  const job: WorkerJob = { fd, size, chunkBytes, chunks, claims: claims.buffer, blockSize };
+  const job: WorkerJob = { fd, size, chunkBytes, chunks, claims: claims.buffer, blockSize, scan };
   const worker = startWorker(parallel.spawn ?? defaultSpawn, job);
   try {
     if (parallel.startTogether === true) await claims.whenReady(() => worker.settled);
-    const pass = new OutlinePass(size, size, true);
+    const pass = new OutlinePass(size, size, true, 0, scan);
     // Chunks come from the front one after another, so the range only moves on.
     const range = {
       end: limitAfter(claims.front(), chunks, chunkBytes),
@@ -206,7 +208,7 @@ export async function readBackChunks(job: WorkerJob): Promise<{ result: WorkerRe
     const from = chunk * job.chunkBytes;
     const limit = limitAfter(chunk, job.chunks, job.chunkBytes);
     const begin = lineStartFrom(fd, from);
-    const pass = new OutlinePass(job.size, job.chunkBytes, chunk === 0, begin);
+    const pass = new OutlinePass(job.size, job.chunkBytes, chunk === 0, begin, job.scan);
     if (begin < limit) {
       const range = { end: limit, extend: () => false };
       const end = await readLineBlocksFrom(fd, begin, (bytes, offset) => pass.block(bytes, offset, range), job.blockSize);

@@ -10,13 +10,13 @@
  * model request or a replay needs it.
  *
  * The session, its records (fragments merged), their order and every diagnostic are
- * those of readSessionLog (test/session/outline-reader.test.ts): both go through the
+ * those of readSessionLog (test/session/outline/history-readers.test.ts): both go through the
  * same line checks and session tally, and the rare fragmented uuids (one uuid on
  * several lines) are read again by byte range and merged by the full reader's own
  * accumulator; those merged records are kept whole.
  *
  * A log of 16-256 MiB is read on two threads (outline-parallel.ts), the same lines
- * through the same checks, into the same columns (test/session/outline-parallel.test.ts).
+ * through the same checks, into the same columns (test/session/outline/outline-parallel.test.ts).
  * That is this module's default; the CLI asks for it only with four CPUs or more
  * (src/cli/outline-env.ts).
  */
@@ -26,15 +26,12 @@ import { MendError } from '../../errors.js';
 import type { LoadDiagnostic, ReadRecord } from '../conversation.js';
 import { DEFAULT_BLOCK_SIZE, bytesLineBlocks, readLineBlocks, type LineBlocksEnd } from '../line-blocks.js';
 import { LogAccumulator, lineText, toReadError, type ReadOptions } from '../log-reader.js';
-import { outlineSource, type SessionOutline } from './outline-source.js';
+import { outlineSource } from './outline-source.js';
+import type { SessionOutline } from './session-outline.js';
 import { OutlinePass } from './outline-pass.js';
 import { parallelPass, readsInParallel, type OutlineParallel } from './outline-parallel.js';
-import type { RecordIndex } from '../record-index.js';
 import type { ChatRecord } from '../records.js';
 import { isSessionId } from '../session-paths.js';
-
-export type { SessionOutline } from './outline-source.js';
-export type { OutlineParallel } from './outline-parallel.js';
 
 /** The source opened again for reading byte ranges, synchronously. */
 interface RangeSource {
@@ -74,6 +71,11 @@ class RangeWindow {
 export interface OutlineOptions extends ReadOptions {
   /** How a large file is read on two threads (outline-parallel.ts; default: from 16 MiB on), or false for one. */
   parallel?: OutlineParallel | false;
+  /**
+   * False: no line is read by the line scanner (line-scanner.ts); every line is parsed as
+   * JSON (MEND_OUTLINE_SCAN=0, read by src/cli/outline-env.ts). The same outline either way.
+   */
+  scan?: boolean;
 }
 
 /** The outline pass over a file. */
@@ -103,7 +105,7 @@ export function readSessionOutlineAt(path: string, options: OutlineOptions = {})
 }
 
 /** The same pass over bytes in memory, as if they were a file (tests). */
-export function outlineBytes(bytes: Buffer, options: ReadOptions = {}): Promise<SessionOutline> {
+export function outlineBytes(bytes: Buffer, options: OutlineOptions = {}): Promise<SessionOutline> {
   const ranges: OpenRanges = () => ({
     read: (buffer, length, position) => (position >= bytes.length ? 0 : bytes.copy(buffer, 0, position, Math.min(bytes.length, position + length))),
     close: () => {},
@@ -114,8 +116,8 @@ export function outlineBytes(bytes: Buffer, options: ReadOptions = {}): Promise<
 type Scan = (onBlock: (bytes: Buffer, offset: number) => boolean, blockSize: number) => Promise<LineBlocksEnd>;
 
 /** The outline pass over every line, on one thread. */
-async function singlePass(scan: Scan, sizeHint: number, blockSize: number): Promise<OutlinePass> {
-  const pass = new OutlinePass(sizeHint, sizeHint, true);
+async function singlePass(scan: Scan, sizeHint: number, blockSize: number, scans: boolean): Promise<OutlinePass> {
+  const pass = new OutlinePass(sizeHint, sizeHint, true, 0, scans);
   pass.finish(await scan((bytes, offset) => pass.block(bytes, offset), blockSize));
   return pass;
 }
@@ -131,7 +133,10 @@ async function outlineOf(
   const blockSize = options.chunkSize ?? DEFAULT_BLOCK_SIZE;
   let pass: OutlinePass;
   try {
-    pass = readsInParallel(sizeHint, parallel) ? await parallelPass(path, sizeHint, parallel, blockSize) : await singlePass(scan, sizeHint, blockSize);
+    const scans = options.scan !== false;
+    pass = readsInParallel(sizeHint, parallel)
+      ? await parallelPass(path, sizeHint, parallel, blockSize, scans)
+      : await singlePass(scan, sizeHint, blockSize, scans);
   } catch (error) {
     throw toReadError(path, error);
   }
@@ -229,24 +234,3 @@ function changedSince(path: string): MendError {
 function lineOf(d: LoadDiagnostic): number {
   return 'line' in d ? d.line : Number.MAX_SAFE_INTEGER;
 }
-
-export interface SessionIndex extends RecordIndex {
-  /** Size of the file in bytes. */
-  bytes: number;
-  lines: number;
-}
-
-/** The index of a log (SessionStore.readIndex), from its outline. */
-export async function readSessionIndex(path: string, options: OutlineOptions = {}): Promise<SessionIndex> {
-  const outline = await readSessionOutline(path, options);
-  return {
-    sessionId: outline.read.sessionId,
-    entries: outline.indexEntries(),
-    diagnostics: [...outline.read.diagnostics],
-    bytes: outline.read.bytes,
-    lines: outline.read.lines,
-  };
-}
-
-/** The outline of a full read: the records themselves (stores that keep no byte ranges). */
-export { wholeOutline } from './outline-source.js';

@@ -9,36 +9,12 @@ import { readRecordSource, type RecordSource } from '../conversation-loader.js';
 import type { ReadResult } from '../log-reader.js';
 import { keepsModelEntry } from '../model-entry.js';
 import type { OutlineColumns } from './outline-columns.js';
-import { indexRecords, type RecordIndexEntry } from '../record-index.js';
-import type { PartsShape } from '../record-outline.js';
+import { indexRecords, type RecordIndexEntry } from './record-index.js';
+import type { PartsShape } from '../parts-shape.js';
 import type { ChatRecord, Part } from '../records.js';
-import { indexInSorted } from './sorted-index.js';
+import type { SessionOutline } from './session-outline.js';
+import { indexInSorted } from '../sorted-index.js';
 import type { UuidTable } from './uuid-words.js';
-
-/** What a plan is built from: a store's records by index, with their parts as the plan rules see them. */
-export interface SessionOutline {
-  /** What readSessionLog returns, but the records. */
-  read: Omit<ReadResult, 'records'>;
-  /** The session's records (fragments merged), in file order, for the loader. */
-  source: RecordSource;
-  /** The parts of record `i` as the plan rules see them (outlines of the record's parts), or null for a system record. */
-  outlineParts(i: number): readonly Part[] | null;
-  /**
-   * Record `i`'s parts as a PartsShape (ids held apart), where the outline has them that
-   * way; else undefined (outlineParts then). Reused: valid until the next call.
-   */
-  partsShape?(i: number): PartsShape | undefined;
-  /** The cwd record `i` names, if any. */
-  cwd(i: number): string | undefined;
-  /** The number of parts of record `i` (0 for a system record). */
-  partCount(i: number): number;
-  /** Whether record `i` is a model entry that stays one after the repair (model-entry.ts keepsModelEntry). */
-  keepsModelEntry(i: number): boolean;
-  /** SessionStore.readIndex's entries. */
-  indexEntries(): RecordIndexEntry[];
-  /** Set when the store has no outline pass: its full read (records whole). */
-  whole?: ReadResult;
-}
 
 /**
  * The outline over columns. `records` are the kept indices of the session's records;

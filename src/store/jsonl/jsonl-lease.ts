@@ -4,6 +4,7 @@
  * log behind. Durable appends are fsynced before append returns.
  */
 import { existsSync, statSync, unlinkSync } from 'node:fs';
+import { MendError, errorMessageOf } from '../../errors.js';
 import type { ActiveWriter } from '../../session/active-writer.js';
 import { SessionWriter, type WriteFaultHook } from '../../session/log-writer.js';
 import type { ChatRecord } from '../../session/records.js';
@@ -25,8 +26,41 @@ export class JsonlLease implements WriterLease {
     return this.ref.location;
   }
 
+  /** Set once the lock file turned out not to be ours any more: every later append and check fails. */
+  private lost: MendError | null = null;
+
+  async verify(): Promise<void> {
+    this.checkHeld();
+  }
+
+  /** Synchronous, so an append still reaches the kernel before append() first yields. */
+  private checkHeld(): void {
+    if (this.released) throw new Error(`internal: lease of ${this.path} checked after it was released`);
+    if (this.lost) throw this.lost;
+    let held: boolean;
+    try {
+      held = this.lock.stillHeld();
+    } catch (error) {
+      throw new MendError(
+        'store_unavailable',
+        `Could not read the session lock ${this.lock.path}: ${errorMessageOf(error)}`,
+        { path: this.lock.path },
+        { cause: error },
+      );
+    }
+    if (held) return;
+    this.lost = new MendError(
+      'session_lease_lost',
+      `The lock of session log ${this.path} is no longer this writer's (pid ${this.holder.pid}): it was removed or another writer took the session over`,
+      { path: this.path, lockPath: this.lock.path, pid: this.holder.pid },
+    );
+    throw this.lost;
+  }
+
   async append(record: ChatRecord, options: AppendOptions): Promise<void> {
     if (this.released) throw new Error(`internal: append to ${this.path} after its lease was released`);
+    // A writer whose lock was taken away must not write behind the new writer's back.
+    this.checkHeld();
     const creating = this.writer === null && !existsSync(this.path);
     this.writer ??= SessionWriter.open(this.path, { create: creating, ...(this.faultHook ? { faultHook: this.faultHook } : {}) });
     try {

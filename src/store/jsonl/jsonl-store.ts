@@ -11,9 +11,9 @@ import { basename } from 'node:path';
 import { MendError, errorCodeOf, errorMessageOf } from '../../errors.js';
 import type { ActiveWriter } from '../../session/active-writer.js';
 import { readSessionLog } from '../../session/log-reader.js';
-import type { ReadResult, RecordIndex } from '../session-reads.js';
+import type { ReadResult } from '../session-reads.js';
 import type { WriteFaultHook } from '../../session/log-writer.js';
-import { readSessionIndex, readSessionOutline, type OutlineOptions, type OutlineParallel, type SessionOutline } from '../../session/outline/outline-reader.js';
+import { outlineReader, type HistoryReadOptions, type OutlineParallel, type SessionOutline } from '../../session/outline/history-reader.js';
 import { acquireSessionLock, lockHolder, processStartTime } from '../../session/session-lock.js';
 import {
   belongsToProject,
@@ -41,6 +41,8 @@ export interface JsonlStoreOptions {
   warn?: (message: string) => void;
   /** How a large log's outline pass uses a worker thread (default: from 16 MiB on; the CLI passes false below four CPUs), or false for none. */
   outline?: OutlineParallel | false;
+  /** False: the outline pass parses every line instead of scanning ordinary record lines (MEND_OUTLINE_SCAN=0). */
+  outlineScan?: boolean;
 }
 
 async function isRegularFile(path: string): Promise<boolean> {
@@ -132,18 +134,13 @@ export class JsonlSessionStore implements SessionStore {
     return jsonlLines(ref.location);
   }
 
-  async readIndex(ref: SessionRef): Promise<RecordIndex> {
-    // From the outline pass (outline-reader.ts): no full records kept; only what RecordIndex names is returned.
-    const { sessionId, entries, diagnostics } = await readSessionIndex(ref.location, this.outlineOptions(ref));
-    return { sessionId, entries, diagnostics };
-  }
-
   readOutline(ref: SessionRef): Promise<SessionOutline> {
-    return readSessionOutline(ref.location, this.outlineOptions(ref));
+    return outlineReader.read(ref.location, this.outlineOptions(ref));
   }
 
-  private outlineOptions(ref: SessionRef): OutlineOptions {
-    const options: OutlineOptions = isSessionId(ref.sessionId) ? { fileSessionId: ref.sessionId } : {};
+  private outlineOptions(ref: SessionRef): HistoryReadOptions {
+    const options: HistoryReadOptions = isSessionId(ref.sessionId) ? { fileSessionId: ref.sessionId } : {};
+    if (this.options.outlineScan === false) options.scan = false;
     const outline = this.options.outline ?? {};
     const warn = this.options.warn;
     options.parallel =

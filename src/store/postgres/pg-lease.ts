@@ -20,10 +20,13 @@ import type { PgDatabase } from './pg-database.js';
 import { isConnectionError, writeError } from './pg-errors.js';
 import { leaseHolder } from './pg-reads.js';
 import { batchParams, recordInsert, RecordRowSchema, type RecordInsert } from './pg-rows.js';
-import { APPEND, RECLAIM_LEASE, RECORDS_AT, RELEASE_LEASE, TRY_LOCK, UNLOCK, WRITER_SETTINGS } from './pg-sql.js';
+import { APPEND, RECLAIM_LEASE, RECORDS_AT, RELEASE_LEASE, TRY_LOCK, UNLOCK, VERIFY_LEASE, WRITER_SETTINGS } from './pg-sql.js';
 import { z } from 'zod';
 
 const AppendResultRow = z.object({ leased: z.number().int(), inserted: z.number().int() });
+/** How many acknowledged rows a writer keeps to re-append after a database lost them. */
+const ACKED_WINDOW = 10_000;
+const VerifyRow = z.object({ leased: z.number().int(), locked: z.number().int() });
 
 export class PostgresLease implements WriterLease {
   private released = false;
@@ -62,6 +65,36 @@ export class PostgresLease implements WriterLease {
     const run = this.tail.then(() => this.appendNow(records, options));
     this.tail = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Fencing before a side effect: one statement on the writer's own connection proves
+   * the epoch is still current and the advisory lock still held. A dropped connection
+   * is reconnected as for an append (lock and epoch must both still be ours), so a
+   * writer whose session was taken over meanwhile learns it here, before it acts.
+   */
+  verify(): Promise<void> {
+    const run = this.tail.then(() => this.verifyNow());
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async verifyNow(): Promise<void> {
+    if (this.released) throw new Error(`internal: lease of ${this.ref.location} checked after it was released`);
+    if (this.lost) throw this.lost;
+    for (let attempt = 0; ; attempt++) {
+      const client = this.client ?? (await this.reconnect());
+      try {
+        const row = VerifyRow.parse((await client.query(VERIFY_LEASE, [this.ref.sessionId, this.epoch])).rows[0]);
+        if (row.leased === 0) throw await this.loseLease(client, 'its epoch is no longer current (another writer took the session over)');
+        if (row.locked === 0) throw await this.loseLease(client, 'its connection no longer holds the session lock');
+        return;
+      } catch (error) {
+        if (error instanceof MendError) throw error;
+        if (!isConnectionError(error) || attempt >= this.db.tuning.reconnectAttempts) throw writeError(this.db.target, error, 'checking the writer lease');
+        await this.dropClient();
+      }
+    }
   }
 
   private rowsFor(records: readonly ChatRecord[]): RecordInsert[] {
@@ -106,6 +139,7 @@ export class PostgresLease implements WriterLease {
         if (result.leased === 0) throw await this.loseLease(client, 'its epoch is no longer current (another writer took the session over)');
         if (result.inserted < rows.length) await this.confirmRetried(client, rows);
         this.nextSeq += rows.length;
+        this.remember(rows);
         return;
       } catch (error) {
         if (error instanceof MendError) throw error;
@@ -116,18 +150,18 @@ export class PostgresLease implements WriterLease {
   }
 
   /**
-   * A durable append commits synchronously (on the server's disk when the append
-   * resolves), like the JSONL store's fsync. A non-durable one commits
-   * asynchronously: visible at once, flushed moments later. WAL is flushed in
-   * order, so the next durable commit also makes every earlier record durable,
-   * the same ordering guarantee an fsync gives a file. The setting is only sent
-   * when it changes.
+   * Every append commits synchronously (on the server's disk when the append
+   * resolves), whatever `durable` says: an append that resolves is acknowledged to
+   * clients (printed, streamed, answered), and a record acknowledged must survive a
+   * database crash. An asynchronous commit could be lost by a crash of the server
+   * while the writer goes on, and the writer would then chain its next record onto
+   * one that no longer exists. The setting is only sent when it changes (a server or
+   * role default of `off` does not weaken it: WRITER_SETTINGS set it on connect).
    */
-  private async commitMode(client: pg.Client, durable: boolean): Promise<void> {
-    const wanted = durable ? 'on' : 'off';
-    if (this.synchronousCommit === wanted) return;
-    await client.query(`SET synchronous_commit = ${wanted}`);
-    this.synchronousCommit = wanted;
+  private async commitMode(client: pg.Client, _durable: boolean): Promise<void> {
+    if (this.synchronousCommit === 'on') return;
+    await client.query(`SET synchronous_commit = on`);
+    this.synchronousCommit = 'on';
   }
 
   /**
@@ -146,6 +180,73 @@ export class PostgresLease implements WriterLease {
       sessionId: this.ref.sessionId,
       seq: clash.seq,
     });
+  }
+
+  /**
+   * The rows this writer appended and was told were committed, newest last (at most
+   * ACKED_WINDOW): after a reconnect they are checked, and re-appended if the server
+   * lost them.
+   */
+  private acked: RecordInsert[] = [];
+
+  private remember(rows: readonly RecordInsert[]): void {
+    this.acked.push(...rows);
+    if (this.acked.length > ACKED_WINDOW) this.acked.splice(0, this.acked.length - ACKED_WINDOW);
+  }
+
+  /**
+   * After any reconnect, before anything else is appended: the last record this
+   * writer had acknowledged must still be stored (a database that crashed, or failed
+   * over, may have lost commits). Missing ones it still holds are appended again at
+   * their own seqs, in one statement; if it no longer holds them all, it gives the
+   * lease up with a clear error rather than chain a new record onto a missing one.
+   */
+  private async checkAcknowledged(client: pg.Client): Promise<void> {
+    const last = this.acked.at(-1);
+    if (last === undefined) return;
+    const storedRows = (await client.query(RECORDS_AT, [this.ref.sessionId, this.acked.map((r) => r.seq)])).rows.map((raw) => RecordRowSchema.parse(raw));
+    const stored = new Map(storedRows.map((row) => [row.seq, row.record]));
+    if (stored.get(last.seq) === last.text) return;
+    // What a lost commit leaves: a suffix of this writer's rows gone, everything before it intact.
+    const firstMissing = this.acked.findIndex((r) => !stored.has(r.seq));
+    const missing = this.acked.slice(firstMissing);
+    const clash = this.acked.find((r) => stored.has(r.seq) && stored.get(r.seq) !== r.text);
+    if (clash !== undefined) throw await this.giveUp(client, `seq ${clash.seq} holds another record than the one this writer committed there`);
+    if (missing.some((r) => stored.has(r.seq))) throw await this.giveUp(client, 'rows in the middle of what it committed are missing');
+    const anchor = missing[0]!.seq - 1;
+    if (anchor > 0 && !stored.has(anchor) && (await client.query(RECORDS_AT, [this.ref.sessionId, [anchor]])).rows.length === 0) {
+      throw await this.giveUp(client, `records before seq ${missing[0]!.seq}, which it no longer holds, are missing too`);
+    }
+    const batch = batchParams(missing);
+    const params = [
+      this.ref.sessionId,
+      this.epoch,
+      this.ref.projectRoot,
+      projectKey(this.ref.projectRoot),
+      batch.seqs,
+      batch.uuids,
+      batch.parents,
+      batch.types,
+      batch.texts,
+      batch.firstTime,
+      batch.lastTime,
+      batch.title,
+    ];
+    const result = AppendResultRow.parse((await client.query(APPEND, params)).rows[0]);
+    if (result.leased === 0) throw await this.loseLease(client, 'its epoch is no longer current (another writer took the session over)');
+    if (result.inserted < missing.length) await this.confirmRetried(client, missing);
+  }
+
+  /** Ends this lease for good after a loss it cannot repair: unlocks, and every later append fails with this error. */
+  private async giveUp(client: pg.Client, why: string): Promise<MendError> {
+    this.lost = new MendError(
+      'session_write_failed',
+      `Session ${this.ref.sessionId}: after reconnecting, the records this writer had committed are not all stored (${why}); the writer gave up its lease instead of appending onto a missing record. Load the session to see its plan.`,
+      { sessionId: this.ref.sessionId, epoch: this.epoch, lastAcknowledgedSeq: this.acked.at(-1)?.seq },
+    );
+    await client.query(RELEASE_LEASE, [this.ref.sessionId, this.epoch]).catch(() => undefined);
+    await client.query(UNLOCK, [this.ref.sessionId]).catch(() => undefined);
+    return this.lost;
   }
 
   /** From now on every append fails; the error names who holds the session now, when someone does. */
@@ -195,11 +296,15 @@ export class PostgresLease implements WriterLease {
           await client.end().catch(() => undefined);
           throw lost;
         }
-        this.client = client;
         this.synchronousCommit = 'on';
+        await this.checkAcknowledged(client);
+        this.client = client;
         return client;
       } catch (error) {
-        if (error instanceof MendError) throw error;
+        if (error instanceof MendError) {
+          await client.end().catch(() => undefined);
+          throw error;
+        }
         lastError = error;
         await client.end().catch(() => undefined);
       }

@@ -47,6 +47,16 @@ export const TAKE_LEASE = `INSERT INTO mend.leases AS l (session_id, epoch, host
 export const RECLAIM_LEASE = `UPDATE mend.leases SET backend_pid = pg_backend_pid()
   WHERE session_id = $1 AND epoch = $2 AND released_at IS NULL RETURNING epoch`;
 
+/**
+ * Arguments: session id, epoch. Fencing before a side effect: the lease row still
+ * carries the writer's epoch and this very connection still holds the advisory lock.
+ */
+export const VERIFY_LEASE = `SELECT
+    (SELECT count(*) FROM mend.leases WHERE session_id = $1 AND epoch = $2 AND released_at IS NULL)::int AS leased,
+    (SELECT count(*) FROM pg_locks k
+      WHERE k.locktype = 'advisory' AND k.granted AND k.pid = pg_backend_pid() AND k.objsubid = 2
+        AND k.classid::bigint = ${SESSION_LOCK_CLASS} AND k.objid::bigint = (hashtext($1)::bigint & 4294967295))::int AS locked`;
+
 /** Arguments: session id, epoch. */
 export const RELEASE_LEASE = `UPDATE mend.leases SET released_at = now(), backend_pid = NULL
   WHERE session_id = $1 AND epoch = $2`;

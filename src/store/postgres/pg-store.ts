@@ -9,9 +9,8 @@
  */
 import { MendError } from '../../errors.js';
 import type { ActiveWriter } from '../../session/active-writer.js';
-import { wholeOutline, type SessionOutline } from '../../session/outline/outline-reader.js';
-import { indexRecords } from '../../session/record-index.js';
-import type { ReadResult, RecordIndex } from '../session-reads.js';
+import { wholeOutline, type SessionOutline } from '../../session/outline/history-reader.js';
+import type { ReadResult } from '../session-reads.js';
 import { canonicalSessionId, isSessionId } from '../../session/session-ids.js';
 import type { ProjectScope, SessionListing, SessionRef, SessionStore, WriterIdentity, WriterLease } from '../session-store.js';
 import { DEFAULT_TUNING, describeTarget, resolvePgTarget, type Env, type PgTarget, type PgTuning } from './pg-config.js';
@@ -133,10 +132,6 @@ export class PostgresSessionStore implements SessionStore {
       if (session === null) throw this.notFound(ref);
       return readSessionRows(c, session, this.db.tuning.readBatch);
     });
-  }
-
-  async readIndex(ref: SessionRef): Promise<RecordIndex> {
-    return indexRecords(await this.read(ref));
   }
 
   /** Rows hold whole records: the outline is the full read. */

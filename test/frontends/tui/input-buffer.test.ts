@@ -55,3 +55,25 @@ describe('prompt line editing', () => {
     expect(buffer.history).toEqual([]);
   });
 });
+
+describe('keys that arrive in one chunk', () => {
+  it('Ctrl-A, Ctrl-E, Ctrl-W and Ctrl-U in a chunk edit the line, never become text', () => {
+    expect(b.applyChunk(b.emptyBuffer, 'world\u0001hello \u0005!').text).toBe('hello world!');
+    expect(b.applyChunk(b.emptyBuffer, 'deploy prod \u0017staging').text).toBe('deploy staging');
+    expect(b.applyChunk(b.emptyBuffer, 'junk\u0015clean').text).toBe('clean');
+    expect(b.applyChunk(b.emptyBuffer, 'ab\u007fc\u001b[Dx').text).toBe('axc');
+  });
+
+  it('other control bytes and escape sequences are dropped', () => {
+    const x = b.applyChunk(b.emptyBuffer, 'a\u0007b\u001b[31mc\u001b[2Jd');
+    expect(x.text).toBe('abcd');
+    expect(b.hasControlKeys(x.text)).toBe(false);
+  });
+
+  it('Ctrl-W deletes the word before the cursor and the spaces after it', () => {
+    const x = b.deleteWordBefore(b.moveLeft(b.moveLeft(b.moveLeft(typed('one two  three')))));
+    expect([x.text, x.cursor]).toEqual(['one two  ree', 9]);
+    expect(b.deleteWordBefore(typed('one two  ')).text).toBe('one ');
+    expect(b.deleteWordBefore(b.emptyBuffer)).toBe(b.emptyBuffer);
+  });
+});

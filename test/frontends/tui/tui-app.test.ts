@@ -184,6 +184,21 @@ describe('terminal UI', () => {
     }
   });
 
+  it('editing keys in one chunk (tmux, ssh, fast typing) edit the line; Ctrl-W deletes a word', async () => {
+    const tui = await renderTui({ script: [{ text: 'sent' }] });
+    try {
+      await tui.key('world\x01hello \x05 again prod\x17');
+      await tui.key('\x17');
+      await tui.key('now\r');
+      await tui.see('✦ sent');
+      const chats = join(tui.home, 'projects', tui.cwd.replace(/[^a-zA-Z0-9]/g, '-'), 'chats');
+      const [log] = sessionFiles({ chats } as never);
+      expect(readLog(log!).find((r) => r.type === 'user')).toMatchObject({ message: { parts: [{ text: 'hello world now' }] } });
+    } finally {
+      await tui.close();
+    }
+  });
+
   it('renders in a 40-column terminal without a line wider than 40', async () => {
     const tui = await renderTui({
       columns: 40,

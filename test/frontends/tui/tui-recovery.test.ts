@@ -184,4 +184,59 @@ describe('terminal UI: resume and /continue', () => {
       await tui.close();
     }
   });
+
+  it('a mistyped or unknown /resume says so and stays in the session that was open', async () => {
+    const tui = await renderTui({ script: [{ text: 'the first answer' }] });
+    try {
+      await tui.type('hello');
+      await tui.see('✦ the first answer');
+      const before = tui.controller.getState().sessionId;
+      for (const target of ['not-a-uuid', '9d2b7e3c-4a5f-4c1d-8e6b-0f1a2b3c4d5e']) {
+        await tui.type(`/resume ${target}`);
+        const frame = await tui.see(`still in session ${before}`);
+        expect(frame).toContain('✦ the first answer');
+        // Only the first session's own status line: no second, empty session was started.
+        expect(frame.match(/new session/g)).toHaveLength(1);
+        expect(tui.controller.getState().sessionId).toBe(before);
+        await tui.type('/plan');
+        await tui.see('PLAN  rp_');
+      }
+    } finally {
+      await tui.close();
+    }
+  });
+
+  it('/resume and /clear while a turn runs are refused; the turn goes on', async () => {
+    const tui = await renderTui({ script: [{ text: 'slow answer done', stallMs: 1500 }] });
+    try {
+      await tui.type('take your time');
+      await tui.see('working…');
+      const before = tui.controller.getState().sessionId;
+      await tui.type('/clear');
+      await tui.see('a turn is running: stop it with Ctrl-C (or wait for it to end), then /clear');
+      await tui.type('/resume 9d2b7e3c-4a5f-4c1d-8e6b-0f1a2b3c4d5e');
+      await tui.see('then /resume');
+      await tui.see('✦ slow answer done', 10_000);
+      expect(tui.controller.getState().sessionId).toBe(before);
+    } finally {
+      await tui.close();
+    }
+  });
+
+  it('a session recorded in another project warns that its tools act here', async () => {
+    const other = tempProject();
+    const id = '33333333-3333-4333-8333-333333333333';
+    const path = new LogBuilder(id, { cwd: other.cwd })
+      .user('hi')
+      .assistant([{ text: 'hello' }])
+      .write(join(other.cwd, `${id}.jsonl`));
+    const tui = await renderTui({ target: { type: 'resume', target: path } });
+    try {
+      const frame = await tui.see('WARNING');
+      expect(frame.replace(/[│\s]+/g, ' ')).toContain(`this session was recorded in ${other.cwd}; it now runs in`);
+      expect(frame.replace(/[│\s]+/g, ' ')).toContain('its tools act here');
+    } finally {
+      await tui.close();
+    }
+  });
 });

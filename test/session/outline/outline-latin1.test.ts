@@ -86,7 +86,7 @@ const logArb = fc
 
 /**
  * The pass over `bytes` reading every line it parses as latin1 first (without the line
- * scanner, which reads ordinary lines without parsing them: test/session/line-scanner.test.ts),
+ * scanner, which reads ordinary lines without parsing them: test/session/outline/line-scanner.test.ts),
  * the pass as the outline reads it (scanner, then latin1), and one that reads every line as
  * UTF-8. The first two must equal the last.
  */

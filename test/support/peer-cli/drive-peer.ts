@@ -1,9 +1,9 @@
 /**
  * Runs a real peer CLI against the model mock: `killMidTool` starts it in a process group of
  * its own, waits until the slow shell command has started (its marker line exists) and the
- * session file holds what the CLI writes before running a tool, then kill -9s the whole group
- * (and any straggler whose command line names the marker: the tool's own shell may have left
- * the group). `runToExit` runs a resume to its end.
+ * session file holds what the CLI writes before running a tool, then kill -9s the whole group,
+ * and the groups of any process still running with the sandbox's HOME (a tool's shell may run
+ * in a session of its own). `runToExit` runs a resume to its end.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -44,18 +44,33 @@ async function waitUntil(check: () => boolean, timeoutMs: number, what: string):
   }
 }
 
-/** Process ids whose command line mentions `needle` (ours: the marker path is unique to a sandbox). */
-function pidsMentioning(needle: string): number[] {
+/**
+ * Process ids that run with this sandbox's HOME: the CLI and everything it started (each
+ * sandbox has a HOME of its own, so these are ours and nobody else's).
+ */
+function pidsOfSandbox(home: string): number[] {
+  const needle = `HOME=${home}\0`;
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(needle)) pids.push(Number(entry));
+      if (`${readFileSync(`/proc/${entry}/environ`, 'latin1')}\0`.includes(needle)) pids.push(Number(entry));
     } catch {
-      // gone already
+      // gone already, or not ours to read
     }
   }
-  return pids.filter((pid) => pid !== process.pid);
+  return pids;
+}
+
+/** A process's group id (field 5 of /proc/PID/stat, after the parenthesised name). */
+function groupOf(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[2]);
+  } catch {
+    return null;
+  }
 }
 
 export interface KilledRun {
@@ -104,9 +119,13 @@ export async function killMidTool(
       }
     }
     await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-    for (const pid of pidsMentioning(sandbox.layout.marker)) {
+    // The tool's shell may run in a group (and session) of its own: end those too.
+    const ours = groupOf(process.pid);
+    for (const pid of pidsOfSandbox(sandbox.layout.home)) {
+      const group = groupOf(pid);
       try {
-        process.kill(pid, 'SIGKILL');
+        if (group !== null && group !== ours) process.kill(-group, 'SIGKILL');
+        else process.kill(pid, 'SIGKILL');
       } catch {
         // gone already
       }

@@ -44,6 +44,8 @@ export function durableFrom(trace: DiskTrace): number[] {
         return firstSyncAfter(dirname(op.path), op.at);
       case 'rename':
         return Math.max(firstSyncAfter(dirname(op.from), op.at), firstSyncAfter(dirname(op.to), op.at));
+      case 'link':
+        return firstSyncAfter(dirname(op.to), op.at);
       case 'fsync':
         return op.at;
     }
@@ -124,6 +126,11 @@ function build(trace: DiskTrace, cutAt: number, label: string, include: readonly
         if (ino === undefined || !dirs.has(dirname(op.to))) break;
         names.delete(op.from);
         names.set(op.to, ino);
+        break;
+      }
+      case 'link': {
+        const ino = names.get(op.from);
+        if (ino !== undefined && dirs.has(dirname(op.to))) names.set(op.to, ino);
         break;
       }
       case 'unlink':

@@ -16,6 +16,7 @@ export type DiskOp =
   | { t: 'write'; at: number; ino: number; offset: number; data: Buffer }
   | { t: 'truncate'; at: number; ino: number; size: number }
   | { t: 'rename'; at: number; from: string; to: string }
+  | { t: 'link'; at: number; from: string; to: string }
   | { t: 'unlink'; at: number; path: string }
   | { t: 'fsync'; at: number; ino: number | string };
 
@@ -166,6 +167,23 @@ export function diskTrace(calls: readonly Syscall[], sandbox: string, cwd: strin
         names.delete(from);
         names.set(to, ino);
         ops.push({ t: 'rename', at: c.exit, from, to });
+        break;
+      }
+      case 'link':
+      case 'linkat': {
+        if (r < 0) break;
+        const [from, to] =
+          c.name === 'link'
+            ? [pathArg(undefined, c.args[0]!), pathArg(undefined, c.args[1]!)]
+            : [pathArg(c.args[0], c.args[1]!), pathArg(c.args[2], c.args[3]!)];
+        const ino = names.get(from);
+        if (!inside(to)) break;
+        if (ino === undefined) {
+          unknown.push(`link of an unknown file ${from}`);
+          break;
+        }
+        names.set(to, ino);
+        ops.push({ t: 'link', at: c.exit, from, to });
         break;
       }
       case 'unlink':

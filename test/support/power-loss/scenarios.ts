@@ -95,7 +95,7 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
-    name: 'three turns over stream-json input',
+    name: 'three turns and a mode change over stream-json input',
     async run(sb) {
       const script = writeScript(sb, [
         { text: 'Checking.', toolCalls: [{ id: 'call_1', name: 'run_shell_command', args: { command: 'echo turn one' } }] },
@@ -103,10 +103,32 @@ export const SCENARIOS: Scenario[] = [
         { text: 'Turn two done.' },
         { text: 'Turn three done.' },
       ]);
-      const user = (text: string) => JSON.stringify({ type: 'user', session_id: '', message: { role: 'user', content: text }, parent_tool_use_id: null });
-      const input = ['first', 'second', 'third'].map(user).join('\n') + '\n';
-      const run = await tracedRun(sb, ['--scripted-responses', script, ...YOLO, '--input-format', 'stream-json', '-o', 'stream-json'], { input });
-      return expectRun(run, 'stream-json turns', (r) => r.exitCode === 0 && r.stdout.includes('Turn three done.'));
+      const user = (text: string) =>
+        JSON.stringify({ type: 'user', session_id: '', message: { role: 'user', content: text }, parent_tool_use_id: null }) + '\n';
+      const results = (out: string) => out.split('\n').filter((l) => l.startsWith('{"type":"result"')).length;
+      const run = await tracedRun(sb, ['--scripted-responses', script, ...YOLO, '--input-format', 'stream-json', '-o', 'stream-json'], {
+        // One step at a time, so the mode change falls between turns (its control response is an acknowledgement too).
+        drive: async (child, stdout) => {
+          child.stdin.write(user('first'));
+          await waitFor(() => results(stdout()) === 1, 30_000, 'turn one');
+          child.stdin.write(
+            JSON.stringify({ type: 'control_request', request_id: 'mode_1', request: { subtype: 'set_permission_mode', mode: 'default' } }) + '\n',
+          );
+          await waitFor(() => stdout().includes('"mode_1"'), 30_000, 'the control response');
+          child.stdin.write(user('second'));
+          await waitFor(() => results(stdout()) === 2, 30_000, 'turn two');
+          child.stdin.end(user('third'));
+        },
+      });
+      return expectRun(
+        run,
+        'stream-json turns',
+        (r) =>
+          r.exitCode === 0 &&
+          r.stdout.includes('Turn three done.') &&
+          r.stdout.includes('control_response') &&
+          r.trace.ops.some((op) => op.t === 'write' && op.data.includes('approval_mode_changed')),
+      );
     },
   },
   {

@@ -72,11 +72,15 @@ export function recordsWritten(trace: DiskTrace, isLog: (path: string) => boolea
   for (const [, ino] of trace.initial) scan(ino, -1);
   for (const op of trace.ops) {
     if (op.t === 'create') names.set(op.path, op.ino);
-    else if (op.t === 'rename') {
+    else if (op.t === 'link') {
+      const ino = names.get(op.from);
+      if (ino !== undefined) names.set(op.to, ino);
+    } else if (op.t === 'rename') {
       const ino = names.get(op.from);
       names.delete(op.from);
       if (ino !== undefined) names.set(op.to, ino);
-    } else if (op.t === 'write') {
+    } else if (op.t === 'unlink') names.delete(op.path);
+    else if (op.t === 'write') {
       data.set(op.ino, applyWrite(data.get(op.ino) ?? Buffer.alloc(0), op.offset, op.data));
       scan(op.ino, op.at);
     }
@@ -252,7 +256,10 @@ function visibleAt(trace: DiskTrace, path: string, at: number): Buffer | undefin
   for (const op of trace.ops) {
     if (op.at > at) break;
     if (op.t === 'create') names.set(op.path, op.ino);
-    else if (op.t === 'rename') {
+    else if (op.t === 'link') {
+      const ino = names.get(op.from);
+      if (ino !== undefined) names.set(op.to, ino);
+    } else if (op.t === 'rename') {
       const ino = names.get(op.from);
       names.delete(op.from);
       if (ino !== undefined) names.set(op.to, ino);

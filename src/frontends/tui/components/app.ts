@@ -121,9 +121,11 @@ export function handleKey(controller: TuiController, state: TuiState, b: buf.Inp
   if (key.home || (key.ctrl && input === 'a')) return buf.lineStart(b);
   if (key.end || (key.ctrl && input === 'e')) return buf.lineEnd(b);
   if (key.ctrl && input === 'u') return buf.clear(b);
+  if (key.ctrl && input === 'w') return buf.deleteWordBefore(b);
   if (key.ctrl || key.escape || input === '') return b;
-  // Keys typed faster than they are read arrive as one chunk: one line ending in CR is text plus Enter.
+  // Keys typed faster than they are read arrive as one chunk: one line ending in CR is text plus Enter,
+  // and the editing keys in it (Ctrl-A, Ctrl-E, Ctrl-W...) are applied, never typed as text.
   // A multi-line paste stays in the buffer, to be sent with Enter.
-  if (/^[^\r\n]+\r$/.test(input)) return handleKey(controller, state, buf.insert(b, input.slice(0, -1)), '', { ...key, return: true });
-  return buf.insert(b, input);
+  if (/^[^\r\n]+\r$/.test(input)) return handleKey(controller, state, buf.applyChunk(b, input.slice(0, -1)), '', { ...key, return: true });
+  return buf.hasControlKeys(input) ? buf.applyChunk(b, input) : buf.insert(b, input);
 }

@@ -38,7 +38,7 @@ export function SessionPicker({ rows, selected, theme, width }: { rows: PickerRo
     ...visible.map((row, i) => {
       const index = start + i;
       const marks = [row.current ? 'open' : '', row.running ? 'running elsewhere' : ''].filter(Boolean).join(', ');
-      const line = `${index === selected ? '›' : ' '} ${row.sessionId.slice(0, 8)}  ${row.kind}  cause ${row.cause}  ${row.records} rec  ${ageText(row.ageMs)} ago${marks ? `  (${marks})` : ''}`;
+      const line = `${index === selected ? '›' : ' '} ${row.agent.padEnd(6)}  ${row.sessionId.slice(0, 8)}  ${row.kind}  cause ${row.cause}  ${row.records} rec  ${ageText(row.ageMs)} ago${marks ? `  (${marks})` : ''}`;
       const prompt = stripControlSequences(row.firstPrompt ?? '').replace(/\s+/g, ' ');
       return h(
         Box,

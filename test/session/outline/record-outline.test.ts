@@ -1,7 +1,7 @@
-/** Part templates (src/session/record-outline.ts): one per shape, found by the shape alone. */
+/** Part templates (src/session/outline/record-outline.ts): one per shape, found by the shape alone. */
 import { describe, expect, it } from 'vitest';
-import { PartsOutliner, partsOf } from '../../src/session/record-outline.js';
-import type { Part } from '../../src/session/records.js';
+import { PartsOutliner, partsOf } from '../../../src/session/outline/record-outline.js';
+import type { Part } from '../../../src/session/records.js';
 
 const call = (id: string | undefined, name: unknown): Part => ({ functionCall: { ...(id === undefined ? {} : { id }), name, args: { x: 1 } } }) as Part;
 

@@ -1,13 +1,33 @@
 /**
- * The index pass of a session: per record only what the plan rules need (chain
- * links, type, call and result ids), not the records themselves. Stores serve it
- * through SessionStore.readIndex: the JSONL store from its outline pass
- * (outline-reader.ts, no full records kept), the PostgreSQL store from a full read.
+ * Per record only what the plan rules need (chain links, type, call and result ids): what
+ * an outline keeps of every record (SessionOutline.indexEntries), in a shape the reference
+ * gives from a full read (indexRecords), so the case suite and the store contract can hold
+ * the two equal.
  */
-import type { ReadResult, RecordIndex, RecordIndexEntry } from '../store/session-reads.js';
-import { isMendVersion, type ChatRecord } from './records.js';
+import type { LoadDiagnostic } from '../conversation.js';
+import type { ReadResult } from '../../store/session-reads.js';
+import { isMendVersion, type ChatRecord, type RecordType } from '../records.js';
 
-export type { RecordIndex, RecordIndexEntry } from '../store/session-reads.js';
+export interface RecordIndexEntry {
+  /** 1-based line (JSONL) or sequence number (database) of the record's first piece. */
+  position: number;
+  uuid: string;
+  parentUuid: string | null;
+  type: RecordType;
+  subtype?: string;
+  /** Ids of the function calls the record holds (empty ids as ''). Read-only: records without any share one empty array. */
+  callIds: readonly string[];
+  /** Ids of the function responses the record holds. Read-only, as callIds. */
+  resultIds: readonly string[];
+  /** Written by mend (version `mend/...`). */
+  mend: boolean;
+}
+
+export interface RecordIndex {
+  sessionId: string | null;
+  entries: RecordIndexEntry[];
+  diagnostics: LoadDiagnostic[];
+}
 
 export function indexRecords(read: ReadResult): RecordIndex {
   const entries = read.records.map(({ line, record }) => indexEntryOf(line, record));

@@ -9,14 +9,17 @@
  * and function name, any other key is content. So every predicate over parts (empty,
  * thought, real user content, model entry) and every repair (ids, names, where results
  * sit) gives the same answer on the outline as on the record;
- * test/runtime/outline-plan.test.ts holds plans built on outlines equal to plans built
+ * test/session/outline/history-readers.test.ts holds plans built on outlines equal to plans built
  * on full records.
  *
  * A record's parts are stored as a template shared by every record of the same shape
  * (`[text, call read_file]`, `[result read_file]`, ...) plus the ids of its calls and
  * results, and become parts again (`partsOf`) only while a plan is built.
  */
-import type { Part } from './records.js';
+import type { PartsShape } from '../parts-shape.js';
+import type { Part } from '../records.js';
+
+export type { PartsShape };
 
 type Obj = Record<string, unknown>;
 
@@ -116,20 +119,6 @@ function templatePart(part: Obj): TemplatePart {
     else put(out, key, 0);
   }
   return Object.freeze(out);
-}
-
-/**
- * A record's parts with the ids of its calls and results held apart: what a plan reads of
- * the many entries it only counts (repairHistory's keepFrom), without making their parts
- * (issue 11: making them was a third of a 100k-record plan). `parts` is one frozen array
- * for every record of the shape: its calls and results hold their name and, where the
- * record's has an id, the placeholder BLANK_ID instead of it; `id(n)` is the record's
- * n-th id (calls and results in part order, a part's call before its result, as
- * `template` reads them), undefined for one without.
- */
-export interface PartsShape {
-  readonly parts: readonly Part[];
-  id(n: number): string | undefined;
 }
 
 /** What a shape's calls and results hold where the record's part has an id: never an id to use. */
