@@ -118,6 +118,8 @@ await build({
     'ndjson',
     'eventsource-parser',
     'eventsource-parser/*',
+    // The MCP client: loaded only by a session that has MCP servers (src/tools/mcp/mcp-hub.ts imports it lazily).
+    '@modelcontextprotocol/*',
   ],
   // ESM code that asks for its own URL (yargs' shims) gets the bundle's.
   define: { 'import.meta.url': '__mendBundleUrl' },

@@ -57,6 +57,7 @@ export async function listSessions(store: SessionStore, scope: ProjectScope, whi
     const base = { path: file.path, agent: file.agent, size: file.size, started: null, lastUpdate: new Date(file.mtimeMs).toISOString(), firstPrompt: null };
     try {
       const ref = await store.resolve(scope, file.path);
+      // A foreign file is read whole either way (its reader keeps no byte ranges): the records give the first prompt.
       const { loaded, plan } = await loadAndPlan(store, ref, false, null);
       const first = loaded.conversation.records.find((r) => r.type === 'user');
       const text = first?.type === 'user' ? first.message.parts.find((p) => typeof p.text === 'string')?.text : undefined;

@@ -1,6 +1,7 @@
 /**
  * Requests the CLI sends to the host: `can_use_tool` goes to the canUseTool
- * callback, anything else is answered with an error (never left unanswered).
+ * callback, `mcp_message` to the host's in-process MCP server of that name,
+ * anything else is answered with an error (never left unanswered).
  * `control_cancel_request` aborts the callback's signal and suppresses the answer.
  */
 import { PermissionResultSchema } from '../wire/control.js';
@@ -23,6 +24,8 @@ export class CliRequestHandler {
     private readonly answer: (requestId: string, answer: ControlAnswer) => Promise<void>,
     /** Called whenever a request finishes (the Query may then end stdin). */
     private readonly onSettled: () => void,
+    /** Hands a message to the named in-process MCP server; resolves with its reply (undefined for a notification). */
+    private readonly mcpMessage?: (server: string, message: Record<string, unknown>) => Promise<unknown>,
   ) {}
 
   /** Number of requests still waiting for the callback. */
@@ -44,6 +47,7 @@ export class CliRequestHandler {
     const request = record(m['request']);
     const issues = validationIssues(m);
     if (issues !== undefined) return this.answer(id, { error: `malformed control request: ${issues}`, code: 'invalid_request' });
+    if (request?.['subtype'] === 'mcp_message') return this.handleMcp(id, request);
     if (request?.['subtype'] !== 'can_use_tool') {
       return this.answer(id, { error: `the SDK does not handle ${String(request?.['subtype'])}`, code: 'unsupported_request' });
     }
@@ -70,6 +74,23 @@ export class CliRequestHandler {
     } catch (error) {
       if (controller.signal.aborted) return;
       await this.answer(id, { error: `canUseTool failed: ${error instanceof Error ? error.message : String(error)}`, code: 'callback_failed' });
+    } finally {
+      this.inFlight.delete(id);
+      this.onSettled();
+    }
+  }
+
+  private async handleMcp(id: string, request: Record<string, unknown>): Promise<void> {
+    const server = String(request['server_name']);
+    const message = record(request['message']);
+    if (!this.mcpMessage || !message) return this.answer(id, { error: `no SDK MCP server named ${JSON.stringify(server)}`, code: 'unknown_server' });
+    this.inFlight.set(id, new AbortController());
+    try {
+      const reply = await this.mcpMessage(server, message);
+      // A notification has no reply; the CLI reads an empty result (Claude's and Qwen's SDKs answer the same).
+      await this.answer(id, { response: { mcp_response: reply ?? { jsonrpc: '2.0', result: {}, id: 0 } } });
+    } catch (error) {
+      await this.answer(id, { error: error instanceof Error ? error.message : String(error), code: 'mcp_error' });
     } finally {
       this.inFlight.delete(id);
       this.onSettled();

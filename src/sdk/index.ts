@@ -13,10 +13,12 @@ export function query({ prompt, options = {} }: QueryParams = {}): Query {
     canUseTool: options.canUseTool,
     abortSignal: options.abortSignal,
     startupTimeoutMs: options.startupTimeoutMs,
+    mcpServers: options.mcpServers,
   });
 }
 
-export { Query, type QueryConfig } from './query.js';
+export { Query, type QueryConfig, type McpServerOption } from './query.js';
+export { createSdkMcpServer, tool, type SdkMcpServerConfig, type SdkMcpToolDefinition } from './sdk-mcp-server.js';
 export { ProcessTransport, STDERR_TAIL_BYTES, type ExitInfo } from './process-transport.js';
 export type { Transport } from './transport.js';
 export { connect, MendDaemonClient, type DaemonQueryOptions, type DaemonQueryParams } from './daemon-client.js';

@@ -23,6 +23,12 @@ import type {
   SDKUserMessageInput,
 } from './types.js';
 import { validationIssues, type InboundMessage } from './validate-message.js';
+import { HostServerTransport, isSdkMcpServer } from './host-server-transport.js';
+import type { SdkMcpServerConfig } from './sdk-mcp-server.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+/** An `mcpServers` entry: an in-process server, or a server the CLI starts (mcp-config shapes). */
+export type McpServerOption = SdkMcpServerConfig | Record<string, unknown>;
 
 interface Pending {
   subtype: string;
@@ -33,6 +39,8 @@ interface Pending {
 const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
 
 export interface QueryConfig {
+  /** MCP servers for the session: in-process ones (createSdkMcpServer) and entries the CLI starts ({command, args, env} | {type, url, headers}). */
+  mcpServers?: Record<string, McpServerOption> | undefined;
   /** How long to wait for the CLI's init line before failing with `startup_timeout` (default 30 s). */
   startupTimeoutMs?: number | undefined;
   prompt?: Prompt;
@@ -69,6 +77,7 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
   private promptError: { value: unknown } | null = null;
   private lastErrorResult: { code: string; message: string; holder: { host?: string; pid?: number | null; since?: string } | undefined } | undefined;
   private startupTimer: NodeJS.Timeout | undefined;
+  private readonly sdkServers = new Map<string, { transport: HostServerTransport; connected: Promise<void> }>();
 
   constructor(
     readonly transport: Transport,
@@ -78,7 +87,16 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
       config.canUseTool,
       (id, a) => this.answer(id, a),
       () => this.maybeEndInput(),
+      (server, message) => this.toSdkServer(server, message),
     );
+    for (const [name, entry] of Object.entries(config.mcpServers ?? {})) {
+      if (!isSdkMcpServer(entry)) continue;
+      const transport = new HostServerTransport((message) => {
+        // What the server says on its own (its tool list changed) goes to the CLI.
+        void this.request({ subtype: 'mcp_message', server_name: name, message: message as { jsonrpc: '2.0' } }).catch(noop);
+      });
+      this.sdkServers.set(name, { transport, connected: entry.instance.connect(transport) });
+    }
     this.recovery = new Promise((resolve, reject) => (this.settleRecovery = { resolve, reject, done: false }));
     this.recovery.catch(noop);
     const signal = config.abortSignal;
@@ -112,8 +130,25 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
       void this.close();
     }, startupMs);
     this.startupTimer.unref?.();
-    if (this.config.canUseTool) this.request({ subtype: 'initialize' }).catch(noop);
+    const servers = Object.entries(this.config.mcpServers ?? {});
+    if (this.config.canUseTool || servers.length > 0) {
+      const external = Object.fromEntries(servers.filter(([, entry]) => !isSdkMcpServer(entry)));
+      const sdk = servers.filter(([, entry]) => isSdkMcpServer(entry)).map(([name]) => name);
+      this.request({
+        subtype: 'initialize',
+        ...(Object.keys(external).length > 0 ? { mcpServers: external } : {}),
+        ...(sdk.length > 0 ? { sdkMcpServers: sdk } : {}),
+      }).catch(noop);
+    }
     void this.streamPrompt();
+  }
+
+  /** A message of the CLI's MCP client for an in-process server; resolves with the server's reply. */
+  private async toSdkServer(name: string, message: Record<string, unknown>): Promise<unknown> {
+    const server = this.sdkServers.get(name);
+    if (!server) throw new MendSdkError('unknown_server', `no SDK MCP server named ${JSON.stringify(name)}`);
+    await server.connected;
+    return server.transport.handle(message as JSONRPCMessage);
   }
 
   // ---- reading ---------------------------------------------------------------------------
@@ -358,6 +393,7 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
       this.cliRequests.abortAll(new MendSdkError('closed', 'the query was closed'));
       await this.ready.catch(noop);
       await this.transport.close();
+      for (const server of this.sdkServers.values()) await server.transport.close().catch(noop);
       this.output.discard();
       this.finish(null);
     })();

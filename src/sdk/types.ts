@@ -101,7 +101,15 @@ export interface Options {
   shutdown?: ShutdownOptions;
   /** How long to wait for the CLI's init line before failing with `startup_timeout` (default 30 s). */
   startupTimeoutMs?: number;
+  /**
+   * MCP servers of the session, by name: `createSdkMcpServer(...)` (runs in this process) or an entry
+   * the CLI starts (`{command, args, env}` | `{type: "http" | "sse", url, headers}`). Sent in `initialize`;
+   * the model sees their tools as `mcp__<name>__<tool>`.
+   */
+  mcpServers?: Record<string, SdkMcpServerConfig | Record<string, unknown>>;
 }
+
+import type { SdkMcpServerConfig } from './sdk-mcp-server.js';
 
 export type Prompt = string | AsyncIterable<SDKUserMessageInput> | undefined;
 

@@ -47,7 +47,7 @@ function schemaFor(m: InboundMessage): z.ZodType | undefined {
   if (m.type === 'control_request') {
     const request = m['request'];
     const subtype = request && typeof request === 'object' ? (request as { subtype?: unknown }).subtype : undefined;
-    return subtype === 'can_use_tool' ? CliControlRequestSchema : ControlRequestEnvelopeSchema;
+    return subtype === 'can_use_tool' || subtype === 'mcp_message' ? CliControlRequestSchema : ControlRequestEnvelopeSchema;
   }
   return Object.hasOwn(TYPE_SCHEMAS, m.type) ? TYPE_SCHEMAS[m.type] : undefined;
 }

@@ -24,8 +24,10 @@ export type InputUserMessage = z.infer<typeof InputUserMessageSchema>;
 
 /**
  * `initialize`. Fields Claude's SDK sends that mend honours: `systemPrompt` (a string or the
- * parts of one; `[""]` means the host set none), `appendSystemPrompt`, `disallowedTools`;
- * `mcpServers` it reports as not applied. Everything else is accepted and ignored.
+ * parts of one; `[""]` means the host set none), `appendSystemPrompt`, `disallowedTools`,
+ * `mcpServers` (`{name: entry}`, src/tools/mcp/mcp-config.ts) and `sdkMcpServers` (the host's
+ * in-process servers: Claude's SDK sends their names, Qwen's `{name: {type: "sdk", name}}`).
+ * Everything else is accepted and ignored.
  */
 export const InitializeRequestSchema = z.looseObject({
   subtype: z.literal('initialize'),
@@ -36,7 +38,22 @@ export const InitializeRequestSchema = z.looseObject({
     .catch(undefined),
   appendSystemPrompt: z.string().optional().catch(undefined),
   disallowedTools: z.array(z.string()).optional(),
-  mcpServers: z.unknown().optional(),
+  mcpServers: z.record(z.string(), z.unknown()).optional().catch(undefined),
+  sdkMcpServers: z
+    .union([z.array(z.string()), z.record(z.string(), z.unknown())])
+    .optional()
+    .catch(undefined),
+});
+
+/**
+ * One JSON-RPC message for a host's in-process MCP server, either way: mend sends the
+ * server's client messages (the answer's `mcp_response` carries the server's reply), the
+ * host sends what the server says on its own (a `tools/list_changed` notification).
+ */
+export const McpMessageRequestSchema = z.looseObject({
+  subtype: z.literal('mcp_message'),
+  server_name: z.string().min(1),
+  message: z.looseObject({ jsonrpc: z.literal('2.0') }),
 });
 export const InterruptRequestSchema = z.looseObject({ subtype: z.literal('interrupt') });
 export const SetPermissionModeRequestSchema = z.looseObject({
@@ -64,6 +81,7 @@ export const HostControlRequestSchema = z.discriminatedUnion('subtype', [
   SetModelRequestSchema,
   ContinueLastTurnRequestSchema,
   GetRecoveryPlanRequestSchema,
+  McpMessageRequestSchema,
 ]);
 export type HostControlRequest = z.infer<typeof HostControlRequestSchema>;
 /** The subtypes a host may send, derived from the schema so the list cannot drift from it. */
@@ -94,7 +112,7 @@ export const CanUseToolRequestSchema = z.looseObject({
 export const CliControlRequestSchema = z.looseObject({
   type: z.literal('control_request'),
   request_id: z.string(),
-  request: CanUseToolRequestSchema,
+  request: z.discriminatedUnion('subtype', [CanUseToolRequestSchema, McpMessageRequestSchema]),
 });
 export type CliControlRequest = z.infer<typeof CliControlRequestSchema>;
 
@@ -150,7 +168,7 @@ export const InitializeAnswerSchema = z.looseObject({
   account: z.looseObject({}).optional(),
   output_style: z.string().optional(),
   available_output_styles: z.array(z.string()).optional(),
-  /** Present when the request carried mcpServers: false, mend has no MCP client (Claude's SDK warns). */
+  /** Present when the request carried mcpServers or sdkMcpServers: true, they are started (their status is on `system/init`). */
   mcp_servers_applied: z.boolean().optional(),
   /** Present when the request carried disallowedTools: they are enforced. */
   disallowed_tools_applied: z.boolean().optional(),

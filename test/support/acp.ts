@@ -95,7 +95,7 @@ export async function withAcp<T>(
             .slice(from)
             .filter((n) => n.sessionId === sessionId)
             .map((n) => n.update),
-        async waitForUpdate(pred, timeoutMs = 10_000) {
+        async waitForUpdate(pred, timeoutMs = 45_000) {
           let found: acp.SessionUpdate | undefined;
           await waitFor(() => (found = updates.map((n) => n.update).find(pred)) !== undefined, timeoutMs, 'a session/update');
           return found!;

@@ -145,7 +145,7 @@ export function watchStdout(sub: ResultPromise<{ reject: false }>): {
   });
   return {
     text: () => text,
-    async waitFor(pred, timeoutMs = 10_000) {
+    async waitFor(pred, timeoutMs = 45_000) {
       let found: string | undefined;
       await waitFor(() => (found = text.split('\n').find((l) => l.trim() !== '' && pred(l))) !== undefined, timeoutMs, 'a stdout line');
       return found!;
@@ -153,7 +153,7 @@ export function watchStdout(sub: ResultPromise<{ reject: false }>): {
   };
 }
 
-export async function waitFor(check: () => boolean, timeoutMs = 10_000, what = 'a condition'): Promise<void> {
+export async function waitFor(check: () => boolean, timeoutMs = 45_000, what = 'a condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     let ok = false;

@@ -4,7 +4,7 @@
  * call log both append to when a call starts (so calls are counted on the server side).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, readLog, sessionFiles, type Sandbox } from './cli.js';
 import type { ChatRecord } from '../../src/session/records.js';
@@ -70,4 +70,21 @@ export function alive(pid: number): boolean {
 /** Every record of the sandbox's sessions. */
 export function readRecords(sb: Sandbox): ChatRecord[] {
   return sessionFiles(sb).flatMap((path) => readLog(path));
+}
+
+/** Pids of the mend CLIs this process started (any SDK), read from /proc: a test kills them with SIGKILL. */
+export function mendChildren(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid !== process.pid) continue;
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('bin/mend.js')) pids.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
 }

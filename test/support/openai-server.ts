@@ -254,8 +254,8 @@ export async function startOpenAIServer(handler?: RequestHandler): Promise<OpenA
       return unexpected;
     },
     enqueue: (...replies) => void queue.push(...replies),
-    waitForRequests: (n, timeoutMs = 10_000) => waitUntil(() => requests.length >= n, timeoutMs, `${n} request(s)`),
-    waitForStall: (timeoutMs = 10_000) => waitUntil(() => stalls > 0, timeoutMs, 'a stalled reply'),
+    waitForRequests: (n, timeoutMs = 45_000) => waitUntil(() => requests.length >= n, timeoutMs, `${n} request(s)`),
+    waitForStall: (timeoutMs = 45_000) => waitUntil(() => stalls > 0, timeoutMs, 'a stalled reply'),
     release() {
       releaseGate();
       gate = new Promise<void>((r) => (releaseGate = r));

@@ -36,7 +36,10 @@ import { CAPABILITIES } from '../shared/session-lines.js';
 import { startStdioRun } from '../shared/start-stdio-run.js';
 import { stdioChannel, type ControlChannel } from './control-channel.js';
 import { HostApprovals } from './host-approvals.js';
-import { applyInitialize, claudeInitializeFields } from './initialize-fields.js';
+import { applyInitialize, applyInitializeServers, claudeInitializeFields } from './initialize-fields.js';
+import { HostMcpChannel } from './host-mcp-channel.js';
+import { TOOL_NAMES } from '../../runtime/tool-port.js';
+import { initMessage } from '../shared/session-lines.js';
 import { NEVER_ASK_MODE, approvalModeFromAlias } from '../../wire/approval-modes.js';
 
 /**
@@ -55,7 +58,7 @@ function userParts(content: string | ReadonlyArray<Record<string, unknown>>): Pa
 }
 
 /** What the server uses of the host: ids, the model's name and the stop signal. */
-export type StreamJsonHost = Pick<HostEnv, 'runtime' | 'modelName' | 'signal'>;
+export type StreamJsonHost = Pick<HostEnv, 'runtime' | 'modelName' | 'signal'> & Partial<Pick<HostEnv, 'toolNames'>>;
 
 /** Turns waiting in the queue before mend stops reading stdin. */
 const MAX_QUEUED_TURNS = 32;
@@ -72,8 +75,10 @@ export class StreamJsonServer {
   /** The approval mode as the host last named it (Claude's dontAsk means: never ask). */
   private modeName: string;
   private readonly approvals: HostApprovals;
+  private readonly mcpChannel: HostMcpChannel;
   private readonly handlers = new Set<Promise<void>>();
   private lastExit: number = ExitCode.success;
+  private closing = false;
 
   constructor(
     private readonly options: StdioRunOptions,
@@ -88,6 +93,7 @@ export class StreamJsonServer {
       (m) => out.emit(m),
       () => this.options.permissionTimeoutMs,
     );
+    this.mcpChannel = new HostMcpChannel((m) => out.emit(m));
     runtime.setApprovalHandler(() => (this.hostAnswers() ? this.approvals.ask : undefined));
     // A host that stops reading stdout: the turn waits for the pipe to drain rather than buffer without end.
     runtime.setBackpressure(stdoutBackpressure(channel.output, host.signal));
@@ -132,7 +138,9 @@ export class StreamJsonServer {
     }
     // End of input: nobody can answer a pending approval any more; finish what was asked, then stop.
     this.approvals.close();
+    this.mcpChannel.close();
     while (this.handlers.size > 0) await Promise.all(this.handlers);
+    this.closing = true;
     await this.runtime.close();
     signal.removeEventListener('abort', onSignal);
     if (signal.aborted) return exitCodeForAbort(signal.reason);
@@ -190,6 +198,7 @@ export class StreamJsonServer {
         const parsed = ControlResponseMessageSchema.safeParse(value);
         if (parsed.success) {
           if (this.approvals.settle(parsed.data.response.request_id, parsed.data.response)) return;
+          if (this.mcpChannel.settle(parsed.data.response.request_id, parsed.data.response)) return;
           // An answer to a request mend cancelled itself (timeout, interrupt) is dropped quietly.
           if (this.approvals.wasCancelled(parsed.data.response.request_id)) return;
           return this.systemError('unknown_request_id', `line ${line.line}: control_response for no pending request`, line.line);
@@ -197,7 +206,10 @@ export class StreamJsonServer {
         // Malformed, but it names a pending request: deny at once rather than wait for the timeout.
         const id = (value as { response?: { request_id?: unknown } }).response?.request_id;
         const message = `line ${line.line}: malformed control_response: ${parsed.error.issues[0]?.message ?? ''}`;
-        if (typeof id === 'string' && this.approvals.settle(id, { subtype: 'error', error: message })) {
+        if (
+          typeof id === 'string' &&
+          (this.approvals.settle(id, { subtype: 'error', error: message }) || this.mcpChannel.settle(id, { subtype: 'error', error: message }))
+        ) {
           return this.systemError('invalid_message', message, line.line);
         }
         return this.systemError('unknown_request_id', `line ${line.line}: control_response for no pending request`, line.line);
@@ -253,15 +265,29 @@ export class StreamJsonServer {
 
   private async control(request: HostControlRequest): Promise<Record<string, unknown>> {
     switch (request.subtype) {
-      case 'initialize':
+      case 'initialize': {
         this.hostInitialized = true;
         applyInitialize(this.runtime, request);
+        if (applyInitializeServers(this.runtime, request, this.mcpChannel)) {
+          // `init` went out before these servers were known: once they are connected or failed, a
+          // new `init` lists them (Claude Code, too, sends `init` again as a session goes on).
+          void this.runtime.mcpSettled().then(() => {
+            if (!this.closing) this.out.emit(initMessage(this.runtime, { ...this.host, toolNames: this.host.toolNames ?? TOOL_NAMES }, this.modeName));
+          });
+        }
         return {
           capabilities: { ...CAPABILITIES },
           session_id: this.runtime.sessionId,
           recovery: this.runtime.resumed ? await this.currentSummary() : null,
           ...claudeInitializeFields(this.host.modelName(this.runtime.settings.model), request),
         };
+      }
+      case 'mcp_message':
+        // A host's in-process server speaking on its own (a notification, or a request of the server).
+        if (!this.runtime.deliverMcpMessage(request.server_name, request.message)) {
+          throw new MendError('invalid_request', `no SDK MCP server named ${JSON.stringify(request.server_name)} in this session`);
+        }
+        return { mcp_response: { jsonrpc: '2.0', result: {}, id: 0 } };
       case 'interrupt':
         return { interrupted: this.runtime.interrupt() };
       case 'set_permission_mode': {

@@ -10,7 +10,7 @@ import { redactSecretValues } from '../tool-env.js';
 import type { Tool } from '../tool.js';
 import type { McpMessageChannel } from './control-channel-transport.js';
 import type { McpServerSpec } from './mcp-config.js';
-import { McpConnection, type McpServerStatus } from './mcp-connection.js';
+import type { McpConnection, McpServerStatus } from './mcp-connection.js';
 
 export type { McpServerStatus } from './mcp-connection.js';
 
@@ -33,15 +33,38 @@ export class McpHub {
 
   constructor(private readonly options: McpHubOptions) {}
 
+  /** Servers added whose client module is still loading: listed as pending. */
+  private readonly loading = new Set<string>();
+  private readonly loads: Promise<void>[] = [];
+
   /** Starts connecting to each server not already known by name; an `sdk` server needs the host's channel. */
   add(specs: readonly McpServerSpec[], channel?: McpMessageChannel): void {
     if (this.closed) return;
+    const fresh = specs.filter((spec) => {
+      const known = this.connections.has(spec.name) || this.loading.has(spec.name);
+      if (known) this.options.log(`mcp ${spec.name}: already configured; the later entry is ignored`);
+      else this.loading.add(spec.name);
+      return !known;
+    });
+    if (fresh.length === 0) return;
+    // The MCP SDK is loaded by the first session that has a server: a run without one never pays for it.
+    const load = import('./mcp-connection.js').then(
+      ({ McpConnection }) => this.start(McpConnection, fresh, channel),
+      (error: unknown) => {
+        for (const spec of fresh) {
+          this.loading.delete(spec.name);
+          this.failedOnly.set(spec.name, `the MCP client could not be loaded: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      },
+    );
+    this.loads.push(load);
+  }
+
+  private start(Connection: typeof McpConnection, specs: readonly McpServerSpec[], channel: McpMessageChannel | undefined): void {
     for (const spec of specs) {
-      if (this.connections.has(spec.name)) {
-        this.options.log(`mcp ${spec.name}: already configured; the later entry is ignored`);
-        continue;
-      }
-      const connection = new McpConnection(spec, {
+      this.loading.delete(spec.name);
+      if (this.closed) continue;
+      const connection = new Connection(spec, {
         clientVersion: this.options.clientVersion,
         log: this.options.log,
         connectTimeoutMs: this.options.connectTimeoutMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS,
@@ -65,17 +88,19 @@ export class McpHub {
   private readonly failedOnly = new Map<string, string>();
 
   get size(): number {
-    return this.connections.size + this.failedOnly.size;
+    return this.connections.size + this.loading.size + this.failedOnly.size;
   }
 
   /** Resolves once every server added so far is connected or failed (each connect is bounded by its timeout). */
   async settled(): Promise<void> {
+    await Promise.all(this.loads);
     await Promise.all([...this.connections.values()].map((c) => c.ready));
   }
 
   statuses(): McpServerStatus[] {
     return [
       ...[...this.connections.values()].map((c) => c.status),
+      ...[...this.loading].map((name) => ({ name, status: 'pending' as const })),
       ...[...this.failedOnly].map(([name, error]) => ({ name, status: 'failed' as const, error })),
     ];
   }
@@ -125,6 +150,7 @@ export class McpHub {
 
   async close(): Promise<void> {
     this.closed = true;
+    await Promise.all(this.loads);
     await Promise.all([...this.connections.values()].map((c) => c.close()));
   }
 }
