@@ -12,7 +12,7 @@ import { errorCodeOf, errorMessageOf } from '../errors.js';
 import type { HostEnv } from '../runtime/host-env.js';
 import type { RuntimeDeps } from '../runtime/session-runtime.js';
 import { TOOL_NAMES, toolDeclarations } from '../runtime/tool-port.js';
-import { buildSystemPrompt } from '../engine/system-prompt.js';
+import { buildSystemPrompt, type FrontEndKind } from '../engine/system-prompt.js';
 import { toolSessionContext } from '../tools/tool-context.js';
 import { DEFAULT_TOOL_ENV_POLICY } from '../tools/tool-env.js';
 import { openStore, storeSpec } from '../store/open-store.js';
@@ -109,6 +109,8 @@ export interface Composition {
 /** Everything a runtime needs, from the process's environment and the parsed options. */
 export type ComposeOptions = Pick<RunOptions, 'provider' | 'scriptedResponses' | 'baseUrl'> &
   Partial<Pick<RunOptions, 'addDirs' | 'toolEnv' | 'store' | 'fallbackModel'>> & {
+    /** The front end the sessions run under: the system prompt says who can answer (default headless). */
+    frontEnd?: FrontEndKind | undefined;
     /** A JSONL home of this run's own instead of MEND_HOME / --store (--no-session-persistence). */
     privateHome?: string | undefined;
     /** Other agents' session files open in place through the store (default); false for the store's own commands. */
@@ -154,6 +156,7 @@ export async function compose(io: MainIo, options: ComposeOptions, signal?: Abor
       toolSession: session,
       baseSystemPrompt: () =>
         buildSystemPrompt({
+          ...(options.frontEnd !== undefined ? { frontEnd: options.frontEnd } : {}),
           projectRoot,
           extraRoots: session.roots,
           platform: platform(),
@@ -259,7 +262,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
     const token = serve.token ?? (io.env['MEND_SERVER_TOKEN']?.trim() || undefined);
     return withSignals(controller, async () => {
       const { runServe } = await import('../frontends/daemon/serve.js');
-      const host = await hostEnv(io, { ...serve, model: serve.model }, controller.signal);
+      const host = await hostEnv(io, { ...serve, model: serve.model, frontEnd: 'daemon' }, controller.signal);
       try {
         return await runServe({ ...serve, token }, host);
       } finally {
@@ -271,7 +274,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
   const parsedOptions = parsed.options;
   // --no-session-persistence: the session lives in a private temporary home, removed when the run ends.
   const privateHome = parsedOptions.noSessionPersistence ? mkdtempSync(join(tmpdir(), 'mend-ephemeral-')) : undefined;
-  const options = { ...parsedOptions, privateHome };
+  const options = { ...parsedOptions, privateHome, frontEnd: frontEndOf(parsedOptions) };
   return withSignals(
     controller,
     async () => {
@@ -312,21 +315,36 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
     io.stdout,
   );
 
-  async function runFrontEnd(options: RunOptions, host: HostEnv): Promise<number> {
-    if (options.acp) {
-      const { runAcp } = await import('../frontends/acp/run-acp.js');
-      return await runAcp(options, host);
-    }
-    // The terminal UI: a TTY on both ends and nothing that asks for a headless run (-p, stream-json, json, a continuation flag).
-    const headless =
+  /** The front end the command line asks for (also what the system prompt tells the model). */
+  function frontEndOf(options: RunOptions): FrontEndKind {
+    if (options.acp) return 'acp';
+    if (!isHeadless(options) && terminal()) return 'tui';
+    return options.inputFormat === 'stream-json' ? 'stream-json' : 'headless';
+  }
+
+  // The terminal UI: a TTY on both ends and nothing that asks for a headless run (-p, stream-json, json, a continuation flag).
+  function isHeadless(options: RunOptions): boolean {
+    return (
       options.prompt !== undefined ||
       options.promptFromStdin ||
       options.inputFormat !== 'text' ||
       options.outputFormat !== 'text' ||
       options.continueInterrupted ||
-      options.autoContinue;
-    // Asked only when it matters: a headless run need not make a stdin stream to learn it is one.
-    const terminal = (): boolean => (io.stdin as { isTTY?: boolean }).isTTY === true && (io.stdout as { isTTY?: boolean }).isTTY === true;
+      options.autoContinue
+    );
+  }
+
+  // Asked only when it matters: a headless run need not make a stdin stream to learn it is one.
+  function terminal(): boolean {
+    return (io.stdin as { isTTY?: boolean }).isTTY === true && (io.stdout as { isTTY?: boolean }).isTTY === true;
+  }
+
+  async function runFrontEnd(options: RunOptions, host: HostEnv): Promise<number> {
+    if (options.acp) {
+      const { runAcp } = await import('../frontends/acp/run-acp.js');
+      return await runAcp(options, host);
+    }
+    const headless = isHeadless(options);
     if (options.promptInteractive !== undefined && (headless || !terminal())) {
       return reportEarlyError(
         io,

@@ -8,7 +8,7 @@
 import type { ToolDeclaration } from '../providers/provider.js';
 
 /** Bump whenever the text changes in a way a model could notice. */
-export const SYSTEM_PROMPT_VERSION = 1;
+export const SYSTEM_PROMPT_VERSION = 2;
 
 export interface SystemPromptInput {
   /** The project root (absolute). Relative tool paths resolve against it. */
@@ -21,7 +21,34 @@ export interface SystemPromptInput {
   date: string | Date;
   tools: readonly ToolDeclaration[];
   mendVersion: string;
+  /** Who is on the other side (default: a headless run): says whether a person can answer. */
+  frontEnd?: FrontEndKind;
 }
+
+/** The front ends a session runs under; each has its own truth about who reads and who can answer. */
+export type FrontEndKind = 'headless' | 'stream-json' | 'tui' | 'acp' | 'daemon';
+
+const WHO_IS_THERE: Readonly<Record<FrontEndKind, string>> = {
+  headless:
+    "a coding agent running headless in a terminal. You work on the user's project with the tools below. Nobody can answer " +
+    'questions during a turn: act on the request, verify your work, and finish with a short answer that says what you did.',
+  'stream-json':
+    "a coding agent driven by a program over a JSON protocol. You work on the user's project with the tools below. The program " +
+    'may approve tool calls, but nobody answers questions during a turn: act on the request, verify your work, and finish with ' +
+    'a short answer that says what you did.',
+  tui:
+    "a coding agent in an interactive terminal UI. You work on the user's project with the tools below. The user reads your " +
+    'answer as it streams, approves tool calls that change things and can reply after each turn: act on the request and verify ' +
+    "your work; when a choice is the user's to make, end your answer with a short question instead of guessing.",
+  acp:
+    "a coding agent inside the user's editor. You work on the user's project with the tools below. The user reads your answer " +
+    'in the editor, approves tool calls that change things and can reply after each turn: act on the request and verify your ' +
+    "work; when a choice is the user's to make, end your answer with a short question instead of guessing.",
+  daemon:
+    "a coding agent served to client applications over HTTP. You work on the user's project with the tools below. A client " +
+    'may approve tool calls and send the next prompt after each turn, but nobody answers during a turn: act on the request, ' +
+    'verify your work, and finish with a short answer that says what you did (and what is left to the user, if anything).',
+};
 
 /** Tools that take paths and are confined to the workspace (see src/tools/paths.ts). */
 const FILE_TOOLS = ['read_file', 'write_file', 'edit', 'list_directory', 'glob', 'grep_search'];
@@ -32,9 +59,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   const names = new Set(input.tools.map((tool) => tool.name));
   const fileTools = FILE_TOOLS.filter((name) => names.has(name));
   const sections = [
-    `You are mend ${input.mendVersion}, a coding agent running headless in a terminal. You work on the user's project with the tools ` +
-      'below. Nobody can answer questions during a turn: act on the request, verify your work, and finish with a short answer ' +
-      'that says what you did.',
+    `You are mend ${input.mendVersion}, ${WHO_IS_THERE[input.frontEnd ?? 'headless']}`,
     environment(input, day),
     toolList(input.tools),
     paths(input, fileTools, names.has(SHELL_TOOL)),

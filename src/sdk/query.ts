@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { ContinueLastTurnAnswerSchema, HostControlRequestSchema, InputUserMessageSchema, type HostControlRequest } from '../wire/control.js';
 import { RecoverySummarySchema, type RecoverySummary } from '../wire/messages.js';
+import { resultMessage, successFields } from '../wire/result-lines.js';
 import { AsyncQueue } from './async-queue.js';
 import { CliRequestHandler, type ControlAnswer } from './cli-requests.js';
 import { MendAbortError, MendCliError, MendControlError, MendProcessError, MendSdkError } from './errors.js';
@@ -71,6 +72,9 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
   private expectedResults = 0;
   private resultsSeen = 0;
   private promptDone = false;
+  /** A resume without a prompt: the recovery line is all it has to say unless the host acts on it. */
+  private resumeOnly = false;
+  private recoveryLine: SDKRecoveryMessage | undefined;
   private finished = false;
   private closePromise: Promise<void> | null = null;
   private abortError: MendAbortError | null = null;
@@ -173,7 +177,10 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
       clearTimeout(this.startupTimer);
       this.initMessage = m as SDKInitMessage;
       if (m['resumed'] !== true) this.resolveRecovery(null);
+      // Nothing more to send unless the host continues or sends a message in response to what it reads.
+      else if (this.config.prompt === undefined) this.resumeOnly = this.promptDone = true;
     } else if (m.type === 'system' && m['subtype'] === 'recovery') {
+      this.recoveryLine = m as SDKRecoveryMessage;
       this.resolveRecovery(m as SDKRecoveryMessage);
     } else if (this.initMessage) {
       // The recovery line comes right after init or not at all.
@@ -236,6 +243,8 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
     this.finished = true;
     clearTimeout(this.startupTimer);
     const failure = this.abortError ?? this.promptError?.value ?? this.explain(error);
+    if (!failure && this.resumeOnly && this.resultsSeen === 0 && this.recoveryLine && !this.closePromise)
+      this.output.push(this.noTurnResult(this.recoveryLine));
     if (failure) this.output.fail(failure);
     else this.output.end();
     const why = failure ?? this.transport.endedError?.() ?? new MendSdkError('stream_ended', 'the message stream ended');
@@ -253,6 +262,17 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
           : (failure ?? new MendSdkError('exited_before_init', 'the session ended before init')),
       );
     }
+  }
+
+  /**
+   * The terminal message of a resume that ran no turn (the host neither continued nor sent a
+   * message): a success `result` with `num_turns: 0` saying why, the same shape a run without
+   * stream-json input prints (`mend --continue -o stream-json`), so a loop waiting for `result`
+   * ends whatever the plan was.
+   */
+  private noTurnResult(recovery: SDKRecoveryMessage): SDKMessage {
+    const why = recovery.reason ?? (recovery.can_continue ? `${recovery.kind}: not continued (${recovery.plan_id})` : `${recovery.kind}: nothing to continue`);
+    return resultMessage(recovery.session_id, randomUUID, successFields(why));
   }
 
   /** A process failure told in the CLI's own words (its last error result), or a silent exit as an error. */
@@ -298,7 +318,11 @@ export class Query implements AsyncIterableIterator<SDKMessage> {
     }
   }
 
-  /** Sends one more user message (a turn is queued); for queries started without a prompt. */
+  /**
+   * Sends one more user message (a turn is queued); for queries started without a prompt. A
+   * resume without a prompt ends once the host asks for the next message with nothing in
+   * flight (then a `num_turns: 0` result ends it), so send this in response to a message.
+   */
   async sendUserMessage(message: SDKUserMessageInput): Promise<void> {
     await this.ready;
     const line = userLine(message);

@@ -26,7 +26,7 @@ const scenarios = SCENARIOS.filter((s) => !ONLY || s.name.includes(ONLY));
 if (!HAVE_STRACE) {
   const message =
     'power-loss: SKIPPED: strace is not installed or may not trace here (apt-get install strace; ptrace allowed); the power-loss harness did NOT run';
-  console.warn(message);
+  console.warn(`\n${'!'.repeat(80)}\n!! ${message}\n${'!'.repeat(80)}\n`);
   if (process.env['CI'] === 'true') {
     it('strace is installed (required under CI=true)', () => {
       expect.fail(message);
@@ -51,6 +51,7 @@ describe.skipIf(!HAVE_STRACE)('power loss: every state a cut can leave, rebuilt 
         const { report, run } = await runScenario(scenario, MAX_STATES);
         const line = summarize(scenario.name, report);
         console.log(line);
+        if (report.degraded.length > 0) console.log(`power-loss: degraded_history in ${report.degraded.join('; ')}`);
         totals.scenarios++;
         totals.cuts += report.cutPoints;
         totals.states += report.states;

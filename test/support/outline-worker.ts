@@ -1,16 +1,19 @@
 /**
- * The outline pass's worker thread for tests that run the TypeScript sources: the
- * same module (src/session/outline/outline-worker.ts) run in a worker through tsx, as the
- * built CLI runs its compiled bundle.
+ * The outline pass's worker thread for tests: the module src/session/outline/outline-worker.ts
+ * as built, and workers that fail on purpose.
  */
 import { Worker } from 'node:worker_threads';
 import type { WorkerJob } from '../../src/session/outline/outline-parallel.js';
 
-const entry = new URL('../../src/session/outline/outline-worker.ts', import.meta.url).href;
+const built = new URL('../../dist/src/session/outline/outline-worker.js', import.meta.url);
 
-export function tsOutlineWorker(job: WorkerJob): Worker {
-  const code = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(code, { eval: true, workerData: job });
+/**
+ * The same worker as compiled by `npm run build` (which `npm test` runs first): starts in
+ * milliseconds, where compiling the sources in each worker took seconds, and many seconds
+ * on a busy machine.
+ */
+export function builtOutlineWorker(job: WorkerJob): Worker {
+  return new Worker(built, { workerData: job });
 }
 
 /** A worker that fails before it reads anything (the main thread must then read every chunk). */

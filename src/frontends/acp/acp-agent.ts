@@ -6,6 +6,8 @@
  * (no lease, nothing written, fine while another process holds it); the first
  * prompt or continuation takes the lease and rebuilds the plan under it.
  */
+import { acpServerSpecs } from './acp-mcp-servers.js';
+import { mergeServerSpecs, type McpServerSpec } from '../../tools/mcp/mcp-config.js';
 import { realpathSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { everyAgent, listSessions } from '../../runtime/list-sessions.js';
@@ -38,6 +40,9 @@ import { planText, recoveryNotice } from './recovery-text.js';
 
 /** What the command line gives the ACP front end (the CLI's options satisfy it). */
 export interface AcpOptions {
+  /** Servers every session starts with (--mcp-config, the settings file), besides the editor's. */
+  mcpServers?: McpServerSpec[] | undefined;
+  mcpFailed?: { name: string; error: string }[] | undefined;
   model: string | undefined;
   approvalMode: ApprovalMode;
   allowedTools: string[];
@@ -219,6 +224,8 @@ export class AcpAgent {
       protocolVersion: acp.PROTOCOL_VERSION,
       agentCapabilities: {
         loadSession: true,
+        // stdio servers are baseline; mend's MCP client speaks Streamable HTTP and SSE too.
+        mcpCapabilities: { http: true, sse: true },
         promptCapabilities: { image: true, audio: false, embeddedContext: true },
         sessionCapabilities: { list: {}, resume: {}, close: {} },
         _meta: {
@@ -237,7 +244,7 @@ export class AcpAgent {
   }
 
   private async newSession(params: acp.NewSessionRequest): Promise<acp.NewSessionResponse> {
-    const runtime = await this.openRuntime(params.cwd, { type: 'new' }, false);
+    const runtime = await this.openRuntime(params.cwd, { type: 'new' }, false, params.mcpServers);
     const session = this.register(runtime.sessionId, runtime);
     this.afterAnswer(() => this.offerCommands(session));
     return { sessionId: session.id, modes: this.modes(runtime) };
@@ -255,7 +262,7 @@ export class AcpAgent {
       this.sessions.delete(sessionId);
       await existing.close();
     }
-    const runtime = await this.openRuntime(params.cwd, { type: 'resume', target: sessionId }, autoContinue);
+    const runtime = await this.openRuntime(params.cwd, { type: 'resume', target: sessionId }, autoContinue, params.mcpServers);
     const session = this.register(sessionId, runtime);
     const summary = await session.summary();
     const sends: Array<Promise<void>> = [];
@@ -451,11 +458,20 @@ export class AcpAgent {
     return { ...rest, cwd, scope: { projectRoot, cwd } };
   }
 
-  private async openRuntime(cwd: string, target: SessionTarget, allowAutoContinue: boolean): Promise<SessionRuntime> {
-    const settings = runtimeSettingsFrom({ host: this.options, session: { allowAutoContinue } });
+  private async openRuntime(cwd: string, target: SessionTarget, allowAutoContinue: boolean, mcpServers?: unknown): Promise<SessionRuntime> {
+    // The editor's servers for this session, and the command line's (--mcp-config, settings); the editor's win by name.
+    const fromEditor = acpServerSpecs(mcpServers);
+    const specs = mergeServerSpecs([this.options.mcpServers ?? [], fromEditor.flatMap((r) => (r.ok ? [r.spec] : []))]);
+    const settings = runtimeSettingsFrom({
+      host: { ...this.options, mcpServers: specs.filter((spec) => spec.transport.kind !== 'sdk') },
+      session: { allowAutoContinue },
+    });
     try {
       // A new session is driven at once; a loaded one only maybe: it takes the lease on its first turn.
-      return await SessionRuntime.openForHost(this.depsFor(cwd), { target, access: { mode: 'on_demand' }, settings });
+      const runtime = await SessionRuntime.openForHost(this.depsFor(cwd), { target, access: { mode: 'on_demand' }, settings });
+      for (const r of fromEditor) if (!r.ok) runtime.addFailedMcpServer(r.name, r.error);
+      for (const failed of this.options.mcpFailed ?? []) runtime.addFailedMcpServer(failed.name, failed.error);
+      return runtime;
     } catch (error) {
       if (error instanceof acp.RequestError) throw error;
       const sessionId = target.type === 'resume' ? target.target : undefined;

@@ -6,6 +6,8 @@
  * chunks down to one byte (lines cut anywhere, a chunk without a line start, a byte
  * order mark and CRLF endings, torn tails). A worker that fails at start or dies after
  * taking chunks changes nothing but the time: the main thread reads the rest itself.
+ * The worker is the built one (dist/, made by `npm run build` before the tests): one that
+ * compiled the sources itself took 10 s idle and over 30 s on a loaded machine.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +21,7 @@ import type { SessionOutline } from '../../../src/session/outline/history-reader
 import { readSessionOutline } from '../../../src/session/outline/outline-reader.js';
 import { damagedLogArb } from '../../support/arbitraries.js';
 import { listCorpus } from '../../support/corpus.js';
-import { dyingWorker, failingWorker, tsOutlineWorker } from '../../support/outline-worker.js';
+import { builtOutlineWorker, dyingWorker, failingWorker } from '../../support/outline-worker.js';
 
 const corpus = listCorpus().map((c) => ({ name: c.name, bytes: readFileSync(join(c.dir, 'session.jsonl')) }));
 const scratch = mkdtempSync(join(tmpdir(), 'mend-outline-parallel-'));
@@ -53,7 +55,7 @@ function described(outline: SessionOutline): unknown {
 
 let files = 0;
 
-async function expectSameOutline(bytes: Buffer, chunkBytes: number, spawn: (job: WorkerJob) => Worker = tsOutlineWorker): Promise<void> {
+async function expectSameOutline(bytes: Buffer, chunkBytes: number, spawn: (job: WorkerJob) => Worker = builtOutlineWorker): Promise<void> {
   const file = join(scratch, `session-${files++}.jsonl`);
   writeFileSync(file, bytes);
   try {
@@ -77,17 +79,20 @@ describe('the outline pass on two threads', () => {
     expect(readsInParallel(64 * 2 ** 20, undefined)).toBe(false);
   });
 
-  it('shares the chunks: the worker reads lines from the back, the main thread from the front', async () => {
+  // What it checks needs only enough chunks for both threads to take some: 2,000 lines in
+  // 1 KiB chunks (about 400) do, at a quarter of the work; the timeout is for a machine
+  // running eight test processes at once, where this took 60 s.
+  it('shares the chunks: the worker reads lines from the back, the main thread from the front', { timeout: 240_000 }, async () => {
     const first = JSON.parse(corpus[0]!.bytes.toString('utf8').split('\n')[0]!) as Record<string, unknown>;
-    const lines = Array.from({ length: 8_000 }, (_, i) => JSON.stringify({ ...first, uuid: `u${i}`, parentUuid: i === 0 ? null : `u${i - 1}` }));
+    const lines = Array.from({ length: 2_000 }, (_, i) => JSON.stringify({ ...first, uuid: `u${i}`, parentUuid: i === 0 ? null : `u${i - 1}` }));
     const bytes = Buffer.from(`${lines.join('\n')}\n`);
     const file = join(scratch, 'shared.jsonl');
     writeFileSync(file, bytes);
-    const pass = await parallelPass(file, bytes.length, { chunkBytes: 4096, spawn: tsOutlineWorker, startTogether: true });
+    const pass = await parallelPass(file, bytes.length, { chunkBytes: 1024, spawn: builtOutlineWorker, startTogether: true });
     expect(pass.workerChunks).toBeGreaterThan(0);
-    expect(pass.workerChunks).toBeLessThan(Math.ceil(bytes.length / 4096));
-    expect([pass.line, pass.kept.length]).toEqual([8_000, 8_000]);
-    await expectSameOutline(bytes, 4096);
+    expect(pass.workerChunks).toBeLessThan(Math.ceil(bytes.length / 1024));
+    expect([pass.line, pass.kept.length]).toEqual([2_000, 2_000]);
+    await expectSameOutline(bytes, 1024);
   });
 
   for (const c of corpus) {

@@ -42,6 +42,10 @@ export interface PowerLossReport {
   enumerated: number;
   /** States with at least one violation. */
   statesViolating: number;
+  /** Plan kinds of the session logs over the states checked. */
+  kinds: Record<string, number>;
+  /** States whose log plans as degraded_history (allowed, but worth knowing: never auto-continued). */
+  degraded: string[];
   violations: Violation[];
 }
 
@@ -142,6 +146,9 @@ export async function checkPowerLoss(trace: DiskTrace, options: CheckOptions): P
 
   const scratch = mkdtempSync(join(tmpdir(), 'mend-power-loss-'));
   const logChecks = new Map<string, Violation['rule'] | null>();
+  const logKinds = new Map<string, string>();
+  const kinds: Record<string, number> = {};
+  const degraded: string[] = [];
   const logDetail = new Map<string, string>();
   try {
     for (const state of candidates) {
@@ -189,10 +196,14 @@ export async function checkPowerLoss(trace: DiskTrace, options: CheckOptions): P
         if (!options.isLog(path)) continue;
         const key = `${path}\0${bytes.toString('base64')}`;
         if (!logChecks.has(key)) {
-          const problem = await checkLog(path, bytes, scratch);
+          const { problem, kind } = await checkLog(path, bytes, scratch);
           logChecks.set(key, problem?.rule ?? null);
+          logKinds.set(key, kind);
           if (problem) logDetail.set(key, problem.detail);
         }
+        const kind = logKinds.get(key)!;
+        kinds[kind] = (kinds[kind] ?? 0) + 1;
+        if (kind === 'degraded_history') degraded.push(`line ${state.cutAt} [${state.label}] ${path.split('/').at(-1)}`);
         const rule = logChecks.get(key);
         if (rule) violations.push({ cutAt: state.cutAt, state: state.label, rule, detail: logDetail.get(key)! });
       }
@@ -205,6 +216,8 @@ export async function checkPowerLoss(trace: DiskTrace, options: CheckOptions): P
     states: candidates.length,
     enumerated,
     statesViolating: new Set(violations.map((v) => `${v.cutAt}:${v.state}`)).size,
+    kinds,
+    degraded,
     violations,
   };
 }
@@ -276,7 +289,13 @@ function visibleAt(trace: DiskTrace, path: string, at: number): Buffer | undefin
 }
 
 /** Load, plan twice, validate, then append one record through the real writer. */
-async function checkLog(path: string, bytes: Buffer, scratch: string): Promise<{ rule: Violation['rule']; detail: string } | null> {
+async function checkLog(path: string, bytes: Buffer, scratch: string): Promise<{ problem: { rule: Violation['rule']; detail: string } | null; kind: string }> {
+  const seen = { kind: 'load_failed' };
+  const problem = await checkLogOnce(path, bytes, scratch, seen);
+  return { problem, kind: seen.kind };
+}
+
+async function checkLogOnce(path: string, bytes: Buffer, scratch: string, seen: { kind: string }): Promise<{ rule: Violation['rule']; detail: string } | null> {
   const name = path.split('/').at(-1)!;
   let plans: string[];
   let leaf: string | null;
@@ -289,6 +308,7 @@ async function checkLog(path: string, bytes: Buffer, scratch: string): Promise<{
     if (!check.ok) return { rule: 'history_invalid', detail: `${name} (${bytes.length} bytes): ${check.problems.join('; ')}` };
     leaf = first.leafUuid;
     sessionId = first.sessionId;
+    seen.kind = first.kind;
   } catch (error) {
     return { rule: 'load_failed', detail: `${name} (${bytes.length} bytes): ${(error as Error).message}` };
   }
@@ -336,7 +356,12 @@ export function summarize(name: string, report: PowerLossReport): string {
   const byRule = new Map<string, number>();
   for (const v of report.violations) byRule.set(v.rule, (byRule.get(v.rule) ?? 0) + 1);
   const rules = [...byRule].map(([r, n]) => `${r} ${n}`).join(', ');
-  return `power-loss: ${name}: ${report.cutPoints} cut points, ${report.states} states checked (${report.enumerated} enumerated), ${report.statesViolating} states with violations, ${report.violations.length} violations${rules ? ` (${rules})` : ''}`;
+  return `power-loss: ${name}: ${report.cutPoints} cut points, ${report.states} states checked (${report.enumerated} enumerated), ${report.statesViolating} states with violations, ${report.violations.length} violations${rules ? ` (${rules})` : ''}; plan kinds: ${Object.entries(
+    report.kinds,
+  )
+    .sort()
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ')}`;
 }
 
 /**
