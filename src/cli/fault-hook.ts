@@ -1,6 +1,7 @@
 /**
  * Crash injection for the reliability tests, read only here in the composition
- * root: MEND_FAULT=kill-after-write:N | torn-write:N:BYTES | fail-write:N[:ERRNO].
+ * root: MEND_FAULT=kill-after-write:N | torn-write:N:BYTES | fail-write:N[:ERRNO] |
+ * fail-fsync:N[:ERRNO] (the N-th record is written, then its fsync fails).
  * N counts the records this process appends, from 1. Without the variable no
  * hook is installed, so the writer's hot path is unchanged.
  */
@@ -35,6 +36,8 @@ export function faultHookFromEnv(spec: string | undefined, note: (msg: string) =
     }
     case 'fail-write':
       return { beforeWrite: (index) => (index + 1 === n ? { fail: extra || 'EIO' } : undefined) };
+    case 'fail-fsync':
+      return { beforeSync: (index) => (index + 1 === n ? { fail: extra || 'EIO' } : undefined) };
     default:
       note(`ignoring MEND_FAULT=${spec}: unknown fault ${kind ?? ''}`);
       return undefined;

@@ -19,6 +19,8 @@ export interface WriteFaultHook {
   beforeWrite?(index: number, data: Buffer): Buffer | { fail: string } | void;
   /** Called once the append is complete (after the fsync of a durable append). */
   afterWrite?(index: number): void;
+  /** Return `{fail: errno}` to make the fsync of a durable append fail (after its line was written). */
+  beforeSync?(index: number): { fail: string } | void;
 }
 
 /** The file-system calls the writer makes; tests may wrap the real ones to observe them. */
@@ -117,7 +119,7 @@ export class SessionWriter {
     if (this.hook?.beforeWrite) {
       const replaced = this.hook.beforeWrite(index, data);
       if (replaced && !Buffer.isBuffer(replaced)) {
-        throw new MendError('session_write_failed', `Injected write failure (${replaced.fail}) for record ${index + 1} of this writer`, {
+        throw new MendError(codeForErrno(replaced.fail), `Injected write failure (${replaced.fail}) for record ${index + 1} of this writer`, {
           path: this.path,
           errno: replaced.fail,
           injected: true,
@@ -126,17 +128,49 @@ export class SessionWriter {
       if (replaced) data = replaced;
     }
 
+    let before = -1;
     try {
       if (this.checkTail) this.terminateTornTail();
+      before = this.size ?? this.io.fstatSync(this.fd).size;
       this.writeAll(data);
+      this.size = before + data.length;
     } catch (error) {
-      // A failed write may have left part of a line behind: check again next time.
-      this.checkTail = true;
+      // A failed write (disk full, I/O error) may have left part of a line behind: cut it off.
+      this.undo(before);
       throw writeFailed(this.path, 'write', error);
     }
+    if (options.durable) {
+      try {
+        this.sync(index);
+      } catch (error) {
+        // Not durable, so never acknowledged: the line must not stay behind as if it were written.
+        this.undo(before);
+        throw error;
+      }
+    }
     this.appends++;
-    if (options.durable) this.sync();
     this.hook?.afterWrite?.(index);
+  }
+
+  /** The log's size as this writer last left it (null: ask the file). */
+  private size: number | null = null;
+
+  /**
+   * Takes back an append that failed: the file is cut to its size before it, so no
+   * unterminated line (or an unacknowledged complete one) is left for the next writer.
+   * When even that fails, the next append (or writer) ends the torn line first.
+   */
+  private undo(before: number): void {
+    this.size = null;
+    this.checkTail = true;
+    if (before < 0) return;
+    try {
+      fs.ftruncateSync(this.fd, before);
+      this.size = before;
+      this.checkTail = false;
+    } catch {
+      // Left to the torn-tail check.
+    }
   }
 
   close(): void {
@@ -162,6 +196,7 @@ export class SessionWriter {
       const n = this.io.readSync(this.fd, last, 0, 1, size - 1);
       if (n === 1 && last[0] !== 0x0a) this.writeAll(NEWLINE);
     }
+    this.size = null;
     this.checkTail = false;
   }
 
@@ -174,8 +209,10 @@ export class SessionWriter {
     }
   }
 
-  private sync(): void {
+  private sync(index: number): void {
     try {
+      const injected = this.hook?.beforeSync?.(index);
+      if (injected) throw Object.assign(new Error(`injected fsync failure (${injected.fail})`), { code: injected.fail });
       this.io.fsyncSync(this.fd);
     } catch (error) {
       throw writeFailed(this.path, 'fsync', error);
@@ -197,10 +234,20 @@ function errnoOf(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/**
+ * The storage itself failed (full, read-only, broken): `store_unavailable`, which stops
+ * the turn with exit 4 on every front end. Anything else is a failure of this log.
+ */
+const STORAGE_ERRNOS: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS']);
+
+function codeForErrno(errno: string | undefined): 'store_unavailable' | 'session_write_failed' {
+  return errno !== undefined && STORAGE_ERRNOS.has(errno) ? 'store_unavailable' : 'session_write_failed';
+}
+
 function writeFailed(path: string, op: string, error: unknown): MendError {
   const errno = errnoOf(error);
   return new MendError(
-    'session_write_failed',
+    codeForErrno(errno),
     `Could not ${op} session log ${path}: ${(error as Error | undefined)?.message ?? String(error)}`,
     { path, errno },
     { cause: error },

@@ -144,7 +144,7 @@ describe('MEND_FAULT', () => {
     );
   });
 
-  it('fail-write:N:ENOSPC: session_write_failed, exactly one result line, exit 4; nothing runs after the failed write; the log loads and the session continues', async () => {
+  it('fail-write:N:ENOSPC: store_unavailable, exactly one result line, exit 4; nothing runs after the failed write; the log loads and the session continues', async () => {
     const b = base('fail');
     await Promise.all(
       [1, 2, 3, 6, 9].map(async (n) => {
@@ -153,7 +153,7 @@ describe('MEND_FAULT', () => {
         const r = await runScenario(sb, { env: { MEND_FAULT: label } });
         expect(r.exitCode, label).toBe(4);
         const t = transcript(r.stdout);
-        expect(t.result, label).toMatchObject({ is_error: true, error: { code: 'session_write_failed' } });
+        expect(t.result, label).toMatchObject({ is_error: true, error: { code: 'store_unavailable' } });
         expect(
           t.kinds.filter((k) => k === 'result'),
           label,
@@ -205,14 +205,14 @@ describe('MEND_FAULT', () => {
       runScenario(scenarioSandbox(b), { env: { MEND_FAULT: 'fail-write:3:ENOSPC' }, outputFormat: 'json' }),
     ]);
     expect(text.exitCode).toBe(4);
-    expect(text.stderr.split('\n').filter((l) => l.includes('error [session_write_failed]'))).toHaveLength(1);
+    expect(text.stderr.split('\n').filter((l) => l.includes('error [store_unavailable]'))).toHaveLength(1);
     expect(json.exitCode).toBe(4);
     const lines = json.stdout.split('\n').filter((l) => l.trim() !== '');
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ type: 'result', is_error: true, error: { code: 'session_write_failed' } });
+    expect(JSON.parse(lines[0]!)).toMatchObject({ type: 'result', is_error: true, error: { code: 'store_unavailable' } });
   });
 
-  it('a real partial write (file size limit, EFBIG) leaves at most one torn line; the run stops with exit 4 and the session continues', async () => {
+  it('a real partial write (file size limit, EFBIG) is cut back to the last whole line; the run stops with exit 4 and the session continues', async () => {
     const b = base('efbig');
     // ulimit -f counts 1024-byte blocks; SIGXFSZ is ignored so the write fails with EFBIG instead of killing.
     await Promise.all(
@@ -229,10 +229,13 @@ describe('MEND_FAULT', () => {
         expect(t.result, label).toMatchObject({ is_error: true, error: { code: 'session_write_failed' } });
         expect(String(t.result.error?.message), label).toMatch(/too large|EFBIG/i);
 
+        // The partial line the limit cut is taken back: the log ends with its last whole record.
         const before = readFileSync(sb.logPath);
-        expect(before.length, label).toBe(blocks * 1024);
+        expect(before.length, label).toBeLessThan(blocks * 1024);
+        expect(before.at(-1), label).toBe(0x0a);
         const log = readCrashLog(sb.logPath);
         expect(log.malformed, label).toBe(0);
+        expect(log.tail.length, label).toBe(0);
         expect(log.records.map(keyOf), label).toEqual(FIRST_RUN.slice(0, log.records.length));
         const { plan, valid } = await planOf(sb.logPath);
         expect(valid, label).toEqual({ ok: true });

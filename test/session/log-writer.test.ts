@@ -173,7 +173,7 @@ describe('SessionWriter', () => {
     const a = user({ uuid: 'a' });
     w.append(a);
     const failed = catchError(() => w.append(user({ uuid: 'b', parentUuid: 'a' })));
-    expect(isMendError(failed, 'session_write_failed')).toBe(true);
+    expect(isMendError(failed, 'store_unavailable')).toBe(true);
     expect((failed as { details: { errno: string } }).details.errno).toBe('EIO');
     w.append(user({ uuid: 'c', parentUuid: 'a' }));
     w.close();
@@ -185,7 +185,7 @@ describe('SessionWriter', () => {
     expect(read.diagnostics).toEqual([{ code: 'torn_tail', line: 2, bytes: 10 }]);
   });
 
-  it('turns write errors into session_write_failed carrying the errno', () => {
+  it('turns a full disk into store_unavailable carrying the errno', () => {
     const file = join(tempDir(), `${SID}.jsonl`);
     const io: WriterFs = {
       ...fs,
@@ -195,7 +195,7 @@ describe('SessionWriter', () => {
     };
     const w = SessionWriter.open(file, { create: true, fs: io });
     const err = catchError(() => w.append(user({ uuid: 'a' })));
-    expect(isMendError(err, 'session_write_failed')).toBe(true);
+    expect(isMendError(err, 'store_unavailable')).toBe(true);
     expect((err as { details: { errno: string } }).details.errno).toBe('ENOSPC');
     expect(w.recordCount).toBe(0);
     w.close();

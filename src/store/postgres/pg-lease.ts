@@ -17,7 +17,7 @@ import type { ChatRecord } from '../../session/records.js';
 import { projectKey } from '../../session/session-ids.js';
 import type { AppendOptions, SessionRef, WriterLease } from '../session-store.js';
 import type { PgDatabase } from './pg-database.js';
-import { isConnectionError, writeError } from './pg-errors.js';
+import { isConnectionError, unavailable, writeError } from './pg-errors.js';
 import { leaseHolder } from './pg-reads.js';
 import { batchParams, recordInsert, RecordRowSchema, type RecordInsert } from './pg-rows.js';
 import { APPEND, RECLAIM_LEASE, RECORDS_AT, RELEASE_LEASE, TRY_LOCK, UNLOCK, VERIFY_LEASE, WRITER_SETTINGS } from './pg-sql.js';
@@ -143,7 +143,9 @@ export class PostgresLease implements WriterLease {
         return;
       } catch (error) {
         if (error instanceof MendError) throw error;
-        if (!isConnectionError(error) || attempt >= this.db.tuning.reconnectAttempts) throw writeError(this.db.target, error, `appending ${what}`);
+        // A commit the server refused (disk full, I/O error, a failed deferred check) stores nothing:
+        // the turn stops with store_unavailable, as for a full disk under the JSONL store.
+        if (!isConnectionError(error) || attempt >= this.db.tuning.reconnectAttempts) throw unavailable(this.db.target, error, `appending ${what}`);
         await this.dropClient();
       }
     }
