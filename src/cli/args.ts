@@ -147,7 +147,16 @@ const SUBCOMMANDS = {
         .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on; anything but loopback needs a token' })
         .option('port', { type: 'number', default: 0, describe: 'port to listen on; 0 picks a free one (see the ready line)' })
         .option('root', { type: 'string', array: true, describe: 'a project root sessions may live under (repeatable; default: the current directory)' })
-        .option('token', { type: 'string', describe: 'bearer token clients must send (default: $MEND_SERVER_TOKEN)' }),
+        .option('token', { type: 'string', describe: 'bearer token clients must send (default: $MEND_SERVER_TOKEN)' })
+        // The defaults of every session the daemon opens, as a run takes them.
+        .option('system-prompt', { type: 'string', describe: 'replace the built-in system prompt' })
+        .option('append-system-prompt', { type: 'string', describe: 'append text to the system prompt' })
+        .option('core-tools', { type: 'string', array: true, describe: 'offer only these tools to the model (a,b)' })
+        .option('exclude-tools', {
+          type: 'string',
+          array: true,
+          describe: 'never offer these tools to the model (a,b; Claude names and Bash(cmd:*) rules too)',
+        }),
   },
 } as const;
 
@@ -474,6 +483,10 @@ function serveOptions(a: Record<string, unknown>): Omit<Extract<ParsedCommand, {
     allowedTools: splitList(a['allowed-tools']),
     maxTurns,
     model: a['model'] as string | undefined,
+    systemPrompt: last(a['system-prompt'] as string | string[] | undefined),
+    appendSystemPrompt: last(a['append-system-prompt'] as string | string[] | undefined),
+    coreTools: coreToolsOf(a),
+    excludeTools: toolRules('--disallowedTools/--exclude-tools', splitList(a['exclude-tools'])),
     permissionTimeoutMs,
     debug: a['debug'] === true,
     provider: a['provider'] as RunOptions['provider'],

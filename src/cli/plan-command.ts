@@ -9,6 +9,7 @@ import { SessionRuntime } from '../runtime/session-runtime.js';
 import { ExitCode, exitCodeFor } from '../wire/exit-codes.js';
 import { camelSummary } from '../frontends/shared/recovery-summary.js';
 import { summarizePlan } from '../runtime/plan-summary.js';
+import { INSPECT_HOST_OPTIONS, runtimeSettingsFrom } from '../runtime/runtime-settings.js';
 import { stripControlSequences } from '../frontends/shared/output-sink.js';
 import { plural } from '../recovery/visible-notice.js';
 
@@ -17,12 +18,12 @@ export type CommandIo = Pick<HostEnv, 'runtime' | 'stdout' | 'stderr'>;
 
 export async function planCommand(args: { target: string; json: boolean; full: boolean }, io: CommandIo): Promise<number> {
   try {
-    const runtime = await SessionRuntime.open(io.runtime, {
+    const runtime = await SessionRuntime.openForHost(io.runtime, {
       target: { type: 'resume', target: args.target },
-      access: 'inspect',
+      access: { mode: 'inspect' },
       // Planned from the outline; --full reads the histories by an explicit call below.
-      histories: 'on_demand',
-      settings: { model: undefined, approvalMode: 'default', allowedTools: [], maxTurns: 1, allowAutoContinue: false, acceptDegraded: false },
+      reads: 'plan',
+      settings: runtimeSettingsFrom({ host: INSPECT_HOST_OPTIONS }),
     });
     const plan = runtime.recoveryPlan!;
     const loaded = runtime.loadedSession!;

@@ -30,6 +30,12 @@ export type Decision =
   | { action: 'none'; execute: 'prompt' | 'nothing'; message?: string }
   | { action: 'awaiting_confirmation'; execute: 'nothing' | 'serve'; message: string }
   | { action: 'refused'; execute: 'nothing'; code: RefusalCode; message: string }
+  /**
+   * A continue with nothing to continue (a clean session, no records): not a refusal of
+   * anything the caller may fix; a run that asked for it ends successfully. Its code is
+   * what a protocol that answers continue requests says (`nothing_to_continue`).
+   */
+  | { action: 'nothing_to_do'; execute: 'nothing'; code: 'nothing_to_continue'; message: string }
   | { action: 'none'; execute: 'serve' };
 
 const CONFIRM_HINT = 'run again with --continue-interrupted to continue';
@@ -49,7 +55,7 @@ export function decideRecoveryAction(plan: RecoveryPlanHead | null, intent: RunI
     if (intent.type === 'prompt') return { action: 'none', execute: 'prompt' };
     if (intent.type === 'serve') return { action: 'none', execute: 'serve' };
     if (intent.type === 'continue' || intent.type === 'auto_continue') {
-      return { action: 'refused', execute: 'nothing', code: 'nothing_to_continue', message: REFUSAL_MESSAGES.noRecords };
+      return { action: 'nothing_to_do', execute: 'nothing', code: 'nothing_to_continue', message: REFUSAL_MESSAGES.noRecords };
     }
     return { action: 'none', execute: 'nothing' };
   }
@@ -85,7 +91,7 @@ export function decideRecoveryAction(plan: RecoveryPlanHead | null, intent: RunI
       if (plan.kind === 'degraded_history') {
         return { action: 'refused', execute: 'nothing', code: 'continuation_refused', message: REFUSAL_MESSAGES.degradedContinue };
       }
-      if (!plan.canContinue) return { action: 'refused', execute: 'nothing', code: 'nothing_to_continue', message: REFUSAL_MESSAGES.clean };
+      if (!plan.canContinue) return { action: 'nothing_to_do', execute: 'nothing', code: 'nothing_to_continue', message: REFUSAL_MESSAGES.clean };
       if (intent.type === 'continue' && intent.unconfirmed === true && plan.previousAttempts > 0) {
         return {
           action: 'refused',

@@ -8,10 +8,11 @@ import type { EngineEvent, TurnOutcome } from '../engine/engine-events.js';
 import type { ModelProvider } from '../providers/provider.js';
 import type { RecoveryPlanHead, SessionRecoveryPlan } from '../recovery/plan-types.js';
 import type { ApprovalMode } from '../wire/approval-modes.js';
-import type { RefusalCode } from '../wire/error-codes.js';
+import type { RefusalCode, WireErrorCode } from '../wire/error-codes.js';
 import type { ProjectScope, SessionStore, WriterIdentity } from '../store/session-store.js';
 import type { ToolSessionContext } from '../tools/tool-context.js';
 import type { ToolFilter } from './tool-port.js';
+import type { RunIntent } from './continuation-policy.js';
 import type { ForeignHomes } from '../foreign/homes.js';
 import type { McpServerSpec } from '../tools/mcp/mcp-config.js';
 
@@ -94,8 +95,30 @@ export interface OpenRequest {
   copyForeign?: 'at_open';
 }
 
+/** How a host drives the session it opens (SessionRuntime.openForHost decides the lease from it). */
+export type HostAccess =
+  /** A headless or stream-json run: what it was asked to do. */
+  | { mode: 'run'; intent: RunIntent }
+  /** The daemon and the terminal UI: write, else read-only until the holder is gone. */
+  | { mode: 'write_or_read_only' }
+  /** ACP: a loaded session takes the lease on its first turn. */
+  | { mode: 'on_demand' }
+  /** `mend plan`: never a lease. */
+  | { mode: 'inspect' };
+
+export interface HostOpenRequest {
+  target: SessionTarget;
+  /** With resume/latest: work in a copy (made only by a host that writes). */
+  fork?: { sessionId?: string | undefined } | undefined;
+  settings: RuntimeSettings;
+  access: HostAccess;
+  /** What the host reads: only the plan (planned from the outline) or the histories too. */
+  reads?: 'plan' | 'histories';
+}
+
 export type RuntimeEvent = EngineEvent | { type: 'recovery_plan'; plan: SessionRecoveryPlan };
 
 export type ContinueAnswer =
   | { accepted: true; plan: SessionRecoveryPlan; outcome: Promise<TurnOutcome> }
-  | { accepted: false; code: RefusalCode; message: string; plan: RecoveryPlanHead | null };
+  /** A refusal (`RefusalCode`), or the code of an error met while deciding. */
+  | { accepted: false; code: RefusalCode | WireErrorCode; message: string; plan: RecoveryPlanHead | null };

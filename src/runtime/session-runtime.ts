@@ -32,9 +32,11 @@ import type { McpServerSpec } from '../tools/mcp/mcp-config.js';
 import type { McpMessageChannel } from '../tools/mcp/control-channel-transport.js';
 import { TurnQueue } from './turn-queue.js';
 import { contextFor, loadAndPlan, loadPlanHead, refusedOutcome } from './load-and-plan.js';
-import type { ContinueAnswer, OpenRequest, RuntimeDeps, RuntimeEvent, RuntimeSettings } from './runtime-types.js';
+import type { ContinueAnswer, HostOpenRequest, OpenRequest, RuntimeDeps, RuntimeEvent, RuntimeSettings } from './runtime-types.js';
+import { summarizePlan, type PlanSummary } from './plan-summary.js';
+import { sameHolder } from '../session/active-writer.js';
 
-export type { ContinueAnswer, OpenRequest, RuntimeDeps, RuntimeEvent, RuntimeSettings, SessionTarget } from './runtime-types.js';
+export type { ContinueAnswer, HostAccess, HostOpenRequest, OpenRequest, RuntimeDeps, RuntimeEvent, RuntimeSettings, SessionTarget } from './runtime-types.js';
 export { loadAndPlan, loadPlanHead, refusedOutcome } from './load-and-plan.js';
 
 export class SessionRuntime {
@@ -65,8 +67,8 @@ export class SessionRuntime {
     private lease: WriterLease | null,
     private loaded: LoadedHead | null,
     private plan: RecoveryPlanHead | null,
-    /** The live holder when inspecting a session another process writes. */
-    readonly activeWriter: ActiveWriter | null,
+    /** The live holder when inspecting a session another process writes (re-checked: see `activeWriter`). */
+    private holder: ActiveWriter | null,
     settings: RuntimeSettings,
     /** Opened `on_demand`: the first turn takes the lease. */
     private readonly leaseOnDemand = false,
@@ -211,7 +213,58 @@ export class SessionRuntime {
     }
   }
 
+  /**
+   * Opens a session the way a host drives it: the runtime chooses the lease strategy and
+   * the reader, the host says what it is and what it will read.
+   * - `run` (a headless or stream-json run): writes unless the intent only inspects; a
+   *   fork made to continue is refused while the source is held elsewhere;
+   * - `write_or_read_only` (the daemon, the terminal UI): writes; a session another live
+   *   process holds opens read-only and takes the lease on its first turn once free;
+   * - `on_demand` (ACP): a new session writes; a loaded one takes the lease on its first turn;
+   * - `inspect` (`mend plan`): never a lease, never a write.
+   * Reader: a host that shows only the plan (`reads: 'plan'`, the default of an inspecting
+   * run) is planned from the store's outline; everything else reads the full records.
+   */
+  static async openForHost(deps: RuntimeDeps, request: HostOpenRequest): Promise<SessionRuntime> {
+    const { target, settings, access } = request;
+    const inspecting = access.mode === 'inspect' || (access.mode === 'run' && access.intent.type === 'inspect');
+    const reads = request.reads ?? (inspecting ? 'plan' : 'histories');
+    const histories = reads === 'plan' ? 'on_demand' : 'eager';
+    const base = { target, settings, histories } as const;
+    switch (access.mode) {
+      case 'run': {
+        const intent = access.intent.type;
+        const forContinuation = intent === 'continue' || intent === 'auto_continue';
+        const fork = request.fork ? { ...request.fork, forContinuation } : undefined;
+        // A continuation or a prompt writes at once: another agent's session is copied into mend's store while opening.
+        const copy = intent === 'continue' || intent === 'prompt' ? { copyForeign: 'at_open' as const } : {};
+        return SessionRuntime.open(deps, { ...base, ...copy, fork, access: inspecting ? 'inspect' : 'write' });
+      }
+      case 'inspect':
+        return SessionRuntime.open(deps, { ...base, access: 'inspect' });
+      case 'on_demand':
+        return SessionRuntime.open(deps, { ...base, fork: request.fork, access: target.type === 'new' ? 'write' : 'on_demand' });
+      case 'write_or_read_only':
+        try {
+          return await SessionRuntime.open(deps, { ...base, fork: request.fork, access: 'write' });
+        } catch (error) {
+          if (target.type === 'new' || !isMendError(error, 'session_locked')) throw error;
+          // Held by another live process: shown read-only; the first turn takes the lease once that holder is gone.
+          return SessionRuntime.open(deps, { ...base, access: 'on_demand' });
+        }
+    }
+  }
+
   // ---- state --------------------------------------------------------------------------------
+
+  /**
+   * The other process holding this session's lease, as last checked (null when this
+   * runtime holds it or nobody does). Re-checked by `currentPlan`/`summary` and on every
+   * turn, so a holder that died is noticed on the next request.
+   */
+  get activeWriter(): ActiveWriter | null {
+    return this.lease ? null : this.holder;
+  }
 
   /** The session this runtime drives. Another agent's file opened in place becomes the mend copy once continued. */
   get ref(): SessionRef {
@@ -283,6 +336,7 @@ export class SessionRuntime {
 
   /** The current plan: rebuilt from storage under the lease when a turn has run since. */
   async currentPlan(): Promise<{ plan: SessionRecoveryPlan; loaded: LoadedSession } | null> {
+    if (!this.lease && this.resumed) await this.recheckHolder();
     // While a turn runs, the log's tail is half written by us: that is a running session,
     // never a crash. Its plan says so (the holder is this runtime's own lease).
     if (this.queue.running && this.lease) {
@@ -290,6 +344,41 @@ export class SessionRuntime {
       return loadAndPlan(this.deps.store, this.ref, this.settings.allowAutoContinue, this.lease.holder);
     }
     return this.planForExecution();
+  }
+
+  /** The current plan as the one projection every front end shows (wire shapes derive from it). */
+  async summary(): Promise<PlanSummary | null> {
+    const current = await this.currentPlan();
+    return current ? summarizePlan(current.plan, current.loaded.conversation) : null;
+  }
+
+  /**
+   * Without the lease: asks the store who holds the session now. When that changed (the
+   * holder died, or another took it) the plan is rebuilt with the new holder, read-only:
+   * a session whose writer is gone is a crash to recover, not a running one.
+   */
+  private async recheckHolder(): Promise<void> {
+    if (this.closed || this.queue.running) return;
+    const holder = await this.deps.store.activeWriter(this.ref);
+    if (sameHolder(holder, this.holder)) return;
+    this.holder = holder;
+    if (!(await this.deps.store.exists(this.ref))) return;
+    const { loaded, plan } = await loadAndPlan(this.deps.store, this.ref, this.settings.allowAutoContinue, holder);
+    this.loaded = loaded;
+    this.plan = plan;
+    this.planFresh = true;
+    this.recoveryPending = plan.canContinue;
+  }
+
+  /**
+   * Takes the writer lease now when this runtime may take it later (opened on demand, or
+   * read-only because another process held it): null once held, else why not (that
+   * holder is alive). A host that must refuse a request synchronously asks first.
+   */
+  async takeLease(): Promise<string | null> {
+    if (this.lease) return null;
+    if (!this.leaseOnDemand) return this.closed ? 'the session is closed' : 'the session was opened read-only';
+    return this.takeLeaseOnDemand();
   }
 
   /** The plan a continuation executes: rebuilt from storage under the lease when a turn has run since. */
@@ -446,7 +535,7 @@ export class SessionRuntime {
    */
   continueLastTurn(request: { planId?: string | undefined; auto?: boolean; unconfirmed?: boolean; label?: string } = {}): Promise<ContinueAnswer> {
     if (this.closed || (!this.lease && !this.leaseOnDemand)) {
-      const holder = this.activeWriter;
+      const holder = this.holder;
       return Promise.resolve({
         accepted: false,
         code: 'session_locked',
@@ -474,25 +563,22 @@ export class SessionRuntime {
             ? { type: 'auto_continue', planId }
             : { type: 'continue', planId, ...(request.unconfirmed ? { unconfirmed: true } : {}) };
           const decision = decideRecoveryAction(current?.plan ?? null, intent, { busy: false });
-          if (decision.action === 'refused') {
+          if (decision.action === 'refused' || decision.action === 'nothing_to_do') {
             answer({ accepted: false, code: decision.code, message: decision.message, plan: current?.plan ?? null });
             return null;
           }
           if (decision.execute !== 'continuation' || !current) {
-            const code = decision.action === 'awaiting_confirmation' ? 'confirmation_required' : 'nothing_to_continue';
-            answer({
-              accepted: false,
-              code,
-              message: 'message' in decision && decision.message ? decision.message : 'nothing to continue',
-              plan: current?.plan ?? null,
-            });
+            // An auto-continue the policy leaves to a person.
+            const message = 'message' in decision && decision.message ? decision.message : 'this tail needs a confirmation to continue';
+            answer({ accepted: false, code: 'confirmation_required', message, plan: current?.plan ?? null });
             return null;
           }
           answer({ accepted: true, plan: current.plan, outcome: done.then((outcome) => outcome!) });
           return this.runContinuation(current.plan);
         }),
       );
-      done.catch((error: unknown) => answer({ accepted: false, code: 'nothing_to_continue', message: errorMessageOf(error), plan: this.plan }));
+      // A failure while deciding (the log unreadable, the store gone) keeps its own code.
+      done.catch((error: unknown) => answer({ accepted: false, code: errorCodeOf(error), message: errorMessageOf(error), plan: this.plan }));
     });
   }
 
@@ -501,8 +587,19 @@ export class SessionRuntime {
    * and rebuilds the plan under it (the log may have changed since it was loaded).
    * Answers why not when another process holds the session; null when the lease is held.
    */
-  private async takeLeaseOnDemand(): Promise<string | null> {
-    if (this.lease || !this.leaseOnDemand) return null;
+  private takeLeaseOnDemand(): Promise<string | null> {
+    if (this.lease || !this.leaseOnDemand) return Promise.resolve(null);
+    // One attempt at a time: two requests at once must not both acquire.
+    this.leasing ??= this.acquireOnDemand().finally(() => {
+      this.leasing = null;
+    });
+    return this.leasing;
+  }
+
+  private leasing: Promise<string | null> | null = null;
+
+  private async acquireOnDemand(): Promise<string | null> {
+    if (this.lease) return null;
     if (this.closed) return 'the session is closed';
     if (this.currentRef.foreign) {
       // Another agent's file opened in place: the first turn copies it into mend's store and works there.
@@ -516,10 +613,14 @@ export class SessionRuntime {
       try {
         this.lease = await this.deps.store.acquire(this.ref, this.deps.identity);
       } catch (error) {
-        if (isMendError(error, 'session_locked')) return error.message;
+        if (isMendError(error, 'session_locked')) {
+          this.holder = (await this.deps.store.activeWriter(this.ref).catch(() => null)) ?? this.holder;
+          return error.message;
+        }
         throw error;
       }
     }
+    this.holder = null;
     try {
       const { loaded, plan } = await loadAndPlan(this.deps.store, this.currentRef, this.settings.allowAutoContinue, null);
       this.loaded = loaded;

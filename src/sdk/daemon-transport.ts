@@ -27,7 +27,8 @@ import {
 import type { DaemonEvent } from '../wire/daemon-events.js';
 import { errorFields, resultMessage } from '../wire/result-lines.js';
 import { AsyncQueue } from './async-queue.js';
-import { DaemonHttp, MendDaemonError } from './daemon-http.js';
+import type { DaemonHttp } from './daemon-http.js';
+import { MendDaemonError } from './daemon-http.js';
 import { MendSdkError } from './errors.js';
 import type { Transport } from './transport.js';
 import { checkMessage, isInboundMessage, type InboundMessage } from './validate-message.js';

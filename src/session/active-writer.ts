@@ -16,3 +16,9 @@ export const ActiveWriterSchema = z.object({
   epoch: z.number().int().optional(),
 });
 export type ActiveWriter = z.infer<typeof ActiveWriterSchema>;
+
+/** The same holder (or both none): same store, host, pid, start and epoch. */
+export function sameHolder(a: ActiveWriter | null, b: ActiveWriter | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.store === b.store && a.host === b.host && a.pid === b.pid && a.since === b.since && a.epoch === b.epoch;
+}

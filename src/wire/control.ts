@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { APPROVAL_MODES, REFUSED_APPROVAL_MODES, approvalModeFromAlias } from './approval-modes.js';
-import { REFUSAL_CODES } from './error-codes.js';
+import { ContinueRefusalCodeSchema } from './error-codes.js';
 import { ContentBlockSchema, RecoverySummarySchema } from './messages.js';
 
 // ---- host -> CLI -----------------------------------------------------------------------
@@ -151,7 +151,7 @@ export const ContinueLastTurnAnswerSchema = z.looseObject({
   plan_id: z.string(),
   kind: z.enum(['clean', 'interrupted_prompt', 'interrupted_turn', 'degraded_history']),
   /** Refusals: a stable code from the one refusal union, and the human text. */
-  code: z.enum(REFUSAL_CODES).optional(),
+  code: ContinueRefusalCodeSchema.optional(),
   reason: z.string().optional(),
 });
 export type ContinueLastTurnAnswer = z.infer<typeof ContinueLastTurnAnswerSchema>;

@@ -8,7 +8,7 @@
  * (`modelServiceId`, `sourceType`, ...); they are accepted and ignored.
  */
 import { z } from 'zod';
-import { REFUSAL_CODES } from './error-codes.js';
+import { ContinueRefusalCodeSchema } from './error-codes.js';
 import { PromptBlockSchema } from './prompt-blocks.js';
 import { RecoverySummaryCamelSchema } from './recovery-summary.js';
 import { RecoveryKindWireSchema } from './recovery-vocabulary.js';
@@ -151,7 +151,7 @@ export const DaemonContinueAnswerSchema = z.union([
   }),
   z.looseObject({
     accepted: z.literal(false),
-    code: z.enum(REFUSAL_CODES),
+    code: ContinueRefusalCodeSchema,
     message: z.string(),
     interruption: InterruptionSchema,
     planId: z.string().nullable(),

@@ -24,10 +24,16 @@ export const REFUSAL_CODES = [
 ] as const satisfies readonly WireErrorCode[];
 export type RefusalCode = (typeof REFUSAL_CODES)[number];
 
+/**
+ * The code of a refused continuation: a refusal code, or the code of an error met while
+ * deciding (an unreadable log keeps `session_read_failed`, never a made-up refusal).
+ */
+export const ContinueRefusalCodeSchema = WireErrorCodeSchema;
+
 /** The common refusal shape: `{accepted: false, code, message}`. */
 export const RefusalSchema = z.object({
   accepted: z.literal(false),
-  code: z.enum(REFUSAL_CODES),
+  code: ContinueRefusalCodeSchema,
   message: z.string(),
 });
 export type Refusal = z.infer<typeof RefusalSchema>;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseArgs } from '../../src/cli/args.js';
-import { MendError } from '../../src/errors.js';
+import type { MendError } from '../../src/errors.js';
 
 async function helpText(argv: string[]): Promise<string> {
   const parsed = await parseArgs(argv);

@@ -15,8 +15,11 @@ describe('decideRecoveryAction', () => {
     expect(decideRecoveryAction(dangling, { type: 'continue', planId: 'rp_x' })).toMatchObject({ action: 'refused', code: 'stale_plan' });
     expect(decideRecoveryAction(dangling, { type: 'continue' }, { busy: true })).toMatchObject({ action: 'refused', code: 'turn_running' });
     expect(decideRecoveryAction(await planOf('history-gap-middle'), { type: 'continue' })).toMatchObject({ action: 'refused', code: 'continuation_refused' });
-    expect(decideRecoveryAction(await planOf('clean-model-text-tail'), { type: 'continue' })).toMatchObject({ action: 'refused', code: 'nothing_to_continue' });
-    expect(decideRecoveryAction(null, { type: 'continue' })).toMatchObject({ action: 'refused', code: 'nothing_to_continue' });
+    expect(decideRecoveryAction(await planOf('clean-model-text-tail'), { type: 'continue' })).toMatchObject({
+      action: 'nothing_to_do',
+      code: 'nothing_to_continue',
+    });
+    expect(decideRecoveryAction(null, { type: 'continue' })).toMatchObject({ action: 'nothing_to_do', code: 'nothing_to_continue' });
   });
 
   it('auto-continue only with the opt-in, never after an abort or an earlier attempt, never a degraded history', async () => {

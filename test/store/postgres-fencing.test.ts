@@ -10,7 +10,7 @@ import pg from 'pg';
 import { expect, it } from 'vitest';
 import { isMendError } from '../../src/errors.js';
 import type { ChatRecord } from '../../src/session/records.js';
-import { PostgresLease } from '../../src/store/postgres/pg-lease.js';
+import type { PostgresLease } from '../../src/store/postgres/pg-lease.js';
 import { PostgresSessionStore } from '../../src/store/postgres/pg-store.js';
 import type { SessionRef, WriterLease } from '../../src/store/session-store.js';
 import { adminQuery, databasesForFile, describePostgres } from '../support/postgres.js';

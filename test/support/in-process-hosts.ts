@@ -11,6 +11,7 @@ import { createApp } from '../../src/frontends/daemon/app.js';
 import { DEFAULT_LIMITS } from '../../src/frontends/daemon/serve.js';
 import { SessionRegistry } from '../../src/frontends/daemon/session-registry.js';
 import type { HostEnv } from '../../src/runtime/host-env.js';
+import type { HostOptions } from '../../src/runtime/runtime-settings.js';
 import type { RuntimeFixture } from './runtime.js';
 
 export function hostEnvOf(fixture: RuntimeFixture, signal: AbortSignal = new AbortController().signal): HostEnv {
@@ -88,15 +89,12 @@ export interface InProcessDaemon {
 }
 
 /** The daemon's app over the fixture's store, without a socket. */
-export function inProcessDaemon(
-  fixture: RuntimeFixture,
-  settings: Partial<ConstructorParameters<typeof SessionRegistry>[0]['settings']> = {},
-): InProcessDaemon {
+export function inProcessDaemon(fixture: RuntimeFixture, options: Partial<HostOptions> = {}): InProcessDaemon {
   const port = 4999;
   const registry = new SessionRegistry({
     runtime: fixture.deps,
     roots: [fixture.cwd],
-    settings: { model: undefined, approvalMode: 'default', allowedTools: [], maxTurns: 10, allowAutoContinue: false, acceptDegraded: false, ...settings },
+    options: { model: undefined, approvalMode: 'default', allowedTools: [], maxTurns: 10, ...options },
     session: {
       now: fixture.deps.now,
       journal: { maxEvents: 4096, maxBytes: 8 * 1024 * 1024, maxQueued: 2048 },

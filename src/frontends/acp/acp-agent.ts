@@ -17,7 +17,7 @@ import { canonicalSessionId } from '../../session/session-ids.js';
 import type { TurnOutcome } from '../../engine/engine-events.js';
 import type { HostEnv } from '../../runtime/host-env.js';
 import type { Decision } from '../../runtime/continuation-policy.js';
-import { SessionRuntime, type RuntimeDeps, type RuntimeSettings, type SessionTarget } from '../../runtime/session-runtime.js';
+import { SessionRuntime, type RuntimeDeps, type SessionTarget } from '../../runtime/session-runtime.js';
 import type { AskHost } from '../../runtime/tool-port.js';
 import {
   ACP_COMMANDS,
@@ -31,7 +31,8 @@ import {
 } from '../../wire/acp-extensions.js';
 import type { RefusalCode } from '../../wire/error-codes.js';
 import { APPROVAL_MODES, APPROVAL_MODE_DESCRIPTIONS, approvalModeFromAlias, type ApprovalMode } from '../../wire/approval-modes.js';
-import { toRecoverySummaryCamel } from '../shared/recovery-summary.js';
+import { camelSummary } from '../shared/recovery-summary.js';
+import { runtimeSettingsFrom } from '../../runtime/runtime-settings.js';
 import type { RecoverySummaryCamel } from '../../wire/recovery-summary.js';
 import { liveUpdates, replayUpdates, stopReasonOf, toolCallFields, type SessionUpdate } from '../shared/acp-updates.js';
 import { promptCommand, promptParts } from '../shared/prompt-parts.js';
@@ -76,7 +77,7 @@ function requestError(code: string, message: string, sessionId?: string): acp.Re
 
 /** Why an opted-in auto-continue does not start, in this protocol's words (the policy's own hint is the CLI's). */
 function autoContinueRefusal(decision: Decision): { code: RefusalCode; reason: string } {
-  if (decision.action === 'refused') return { code: decision.code, reason: decision.message };
+  if (decision.action === 'refused' || decision.action === 'nothing_to_do') return { code: decision.code, reason: decision.message };
   if (decision.action === 'awaiting_confirmation') {
     return { code: 'confirmation_required', reason: 'this session needs a confirmation to continue: type /continue, or call _mend/session/continue' };
   }
@@ -111,13 +112,10 @@ class AcpSession {
     runtime.setApprovalHandler(() => this.ask);
   }
 
-  /** The current plan's summary; the holder of the lease when another process has it. */
+  /** The current plan's summary, with the holder the runtime re-checked just now. */
   async summary(): Promise<RecoverySummaryCamel | null> {
-    const current = await this.runtime.currentPlan();
-    if (!current) return null;
-    const summary = toRecoverySummaryCamel(current.plan, current.loaded.conversation);
-    if (summary.activeWriter === null && !this.runtime.writable && this.runtime.activeWriter) summary.activeWriter = { ...this.runtime.activeWriter };
-    return summary;
+    const summary = await this.runtime.summary();
+    return summary ? camelSummary(summary) : null;
   }
 
   /** `_mend/session/continue`, and the `/continue` command. Answers when the continuation has ended. */
@@ -464,21 +462,13 @@ export class AcpAgent {
     // The editor's servers for this session, and the command line's (--mcp-config, settings); the editor's win by name.
     const fromEditor = acpServerSpecs(mcpServers);
     const specs = mergeServerSpecs([this.options.mcpServers ?? [], fromEditor.flatMap((r) => (r.ok ? [r.spec] : []))]);
-    const settings: RuntimeSettings = {
-      model: this.options.model,
-      approvalMode: this.options.approvalMode,
-      allowedTools: [...this.options.allowedTools],
-      maxTurns: this.options.maxTurns,
-      allowAutoContinue,
-      acceptDegraded: false,
-      systemPrompt: this.options.systemPrompt,
-      appendSystemPrompt: this.options.appendSystemPrompt,
-      tools: { only: this.options.coreTools, exclude: this.options.excludeTools },
-      mcpServers: specs.filter((spec) => spec.transport.kind !== 'sdk'),
-    };
+    const settings = runtimeSettingsFrom({
+      host: { ...this.options, mcpServers: specs.filter((spec) => spec.transport.kind !== 'sdk') },
+      session: { allowAutoContinue },
+    });
     try {
       // A new session is driven at once; a loaded one only maybe: it takes the lease on its first turn.
-      const runtime = await SessionRuntime.open(this.depsFor(cwd), { target, access: target.type === 'new' ? 'write' : 'on_demand', settings });
+      const runtime = await SessionRuntime.openForHost(this.depsFor(cwd), { target, access: { mode: 'on_demand' }, settings });
       for (const r of fromEditor) if (!r.ok) runtime.addFailedMcpServer(r.name, r.error);
       for (const failed of this.options.mcpFailed ?? []) runtime.addFailedMcpServer(failed.name, failed.error);
       return runtime;

@@ -258,7 +258,7 @@ export function createApp(deps: AppDeps): Hono {
   app.post('/session/:id/prompt', async (c) => {
     const session = sessionOf(c, registry);
     const request = await body(c, PromptBodySchema);
-    return c.json(session.prompt(promptParts(request.prompt), clientIdOf(c)), 202);
+    return c.json(await session.prompt(promptParts(request.prompt), clientIdOf(c)), 202);
   });
 
   app.post('/session/:id/continue', async (c) => {

@@ -16,7 +16,7 @@ import { APPROVAL_MODE_DESCRIPTIONS, APPROVAL_MODES } from '../../wire/approval-
 import { PERMISSION_OPTIONS, type DaemonContinueAnswer, type PermissionBody, type SessionState } from '../../wire/daemon-api.js';
 import type { DaemonEvent, SESSION_CLOSE_REASONS } from '../../wire/daemon-events.js';
 import { liveUpdates, replayUpdates, stopReasonOf, toolCallFields } from '../shared/acp-updates.js';
-import { toRecoverySummary, toRecoverySummaryCamel } from '../shared/recovery-summary.js';
+import { camelSummary, snakeSummary } from '../shared/recovery-summary.js';
 import { WireEventMapper, outcomeFields, resultMessage } from '../shared/wire-messages.js';
 import type { RecoverySummaryCamel } from '../../wire/recovery-summary.js';
 import type { RecoverySummary } from '../../wire/messages.js';
@@ -101,13 +101,9 @@ export class DaemonSession {
 
   /** The current plan's summaries (rebuilt from storage when a turn ran since); null for a session without records. */
   async recovery(): Promise<{ camel: RecoverySummaryCamel; snake: RecoverySummary } | null> {
-    const current = await this.runtime.currentPlan();
-    if (!current) return null;
-    const summary = toRecoverySummaryCamel(current.plan, current.loaded.conversation);
-    return {
-      camel: { ...summary, activeWriter: summary.activeWriter ?? this.runtime.activeWriter ?? null },
-      snake: toRecoverySummary(current.plan, current.loaded.conversation),
-    };
+    // The runtime's summary: rebuilt from storage when a turn ran since, with the holder it re-checked.
+    const summary = await this.runtime.summary();
+    return summary ? { camel: camelSummary(summary), snake: snakeSummary(summary) } : null;
   }
 
   /** The ACP load answer: modes, models, and mend's recovery summary and first stream-json lines under `_meta.mend`. */
@@ -144,18 +140,17 @@ export class DaemonSession {
     if (this.closing) throw new MendError('session_not_found', `session ${this.sessionId} is closing`);
   }
 
-  private requireWriter(): void {
-    if (!this.runtime.writable) {
-      const holder = this.runtime.activeWriter;
-      throw new MendError('session_locked', holder ? `the session is in use by ${holder.host} pid ${holder.pid}` : 'the session is open read-only');
-    }
+  /** The lease, taken now if another process held it and has gone; session_locked (409) while a live one holds it. */
+  private async requireWriter(): Promise<void> {
+    const locked = await this.runtime.takeLease();
+    if (locked !== null) throw new MendError('session_locked', locked, this.runtime.activeWriter ? { ...this.runtime.activeWriter } : undefined);
   }
 
   /** Queues a prompt; its events and its one terminal event follow on the journal under the prompt id. */
-  prompt(parts: Part[], clientId: string | undefined): { promptId: string; lastEventId: number; eventEpoch: string } {
+  async prompt(parts: Part[], clientId: string | undefined): Promise<{ promptId: string; lastEventId: number; eventEpoch: string }> {
     this.requireOpen();
     if (parts.length === 0) throw new MendError('invalid_request', 'the prompt has no content (no blocks, or only empty text)');
-    this.requireWriter();
+    await this.requireWriter();
     if (this.outstanding.size >= this.deps.maxPendingPrompts) {
       throw new MendError(
         'prompt_queue_full',
@@ -287,7 +282,7 @@ export class DaemonSession {
     meta?: { updatedInput?: Record<string, unknown> | undefined; message?: string | undefined },
   ): ApprovalDecision {
     if (outcome.outcome === 'selected' && outcome.optionId !== 'cancel') {
-      if (outcome.optionId === 'proceed_always' && !this.runtime.settings.allowedTools.includes(toolName)) this.runtime.settings.allowedTools.push(toolName);
+      if (outcome.optionId === 'proceed_always') this.runtime.allowTool(toolName);
       return meta?.updatedInput ? { allow: true, args: meta.updatedInput } : { allow: true };
     }
     const why = meta?.message ? `: ${meta.message}` : outcome.outcome === 'cancelled' ? ': the request was cancelled' : '';

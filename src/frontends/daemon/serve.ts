@@ -29,6 +29,12 @@ export interface ServeOptions {
   allowedTools: string[];
   maxTurns: number;
   model: string | undefined;
+  systemPrompt?: string | undefined;
+  appendSystemPrompt?: string | undefined;
+  /** Only these tools are offered (--core-tools); undefined: all. */
+  coreTools?: string[] | undefined;
+  /** Never offered, never run (--exclude-tools). */
+  excludeTools?: string[] | undefined;
   /** 0: wait for a permission answer as long as the turn runs. */
   permissionTimeoutMs: number;
   debug: boolean;
@@ -90,14 +96,8 @@ export async function runServe(o: ServeOptions, host: HostEnv, limits: AppLimits
     const registry = new SessionRegistry({
       runtime: host.runtime,
       roots,
-      settings: {
-        model: o.model,
-        approvalMode: o.approvalMode,
-        allowedTools: o.allowedTools,
-        maxTurns: o.maxTurns,
-        allowAutoContinue: false,
-        acceptDegraded: false,
-      },
+      // The host's options as given: every session's settings come from them (runtimeSettingsFrom).
+      options: o,
       session: {
         now: host.runtime.now,
         journal: { maxEvents: limits.journalEvents, maxBytes: JOURNAL_BYTES, maxQueued: limits.maxQueuedEvents },

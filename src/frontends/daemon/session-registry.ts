@@ -9,7 +9,8 @@ import { realpathSync, statSync } from 'node:fs';
 import { sep } from 'node:path';
 import { MendError, isMendError } from '../../errors.js';
 import { everyAgent, listSessions, type ProjectSessionRow } from '../../runtime/list-sessions.js';
-import { SessionRuntime, type OpenRequest, type RuntimeDeps, type RuntimeSettings } from '../../runtime/session-runtime.js';
+import { runtimeSettingsFrom, type HostOptions } from '../../runtime/runtime-settings.js';
+import { SessionRuntime, type RuntimeDeps } from '../../runtime/session-runtime.js';
 import { approvalModeFromAlias, type ApprovalMode } from '../../wire/approval-modes.js';
 import { DaemonSession, type DaemonSessionDeps } from './daemon-session.js';
 
@@ -18,7 +19,8 @@ export interface RegistryDeps {
   runtime: RuntimeDeps;
   /** Real paths of the project roots sessions may live under. */
   roots: string[];
-  settings: Omit<RuntimeSettings, 'approvalMode'> & { approvalMode: ApprovalMode };
+  /** The command line of `mend serve`: the defaults of every session it opens. */
+  options: HostOptions;
   session: Omit<DaemonSessionDeps, 'runtime'>;
 }
 
@@ -80,7 +82,8 @@ export class SessionRegistry {
    * Opens a session, or attaches to it when it is open already (`attached`).
    * create: a new session (an open one with that id is attached to; one that
    * exists on disk is refused). load / resume: an existing one; when another
-   * process holds its writer lease it is opened read-only (turns are refused).
+   * process holds its writer lease it is opened read-only (turns are refused with
+   * session_locked until that holder is gone: the runtime re-checks it on each request).
    */
   async open(
     kind: OpenKind,
@@ -88,7 +91,7 @@ export class SessionRegistry {
   ): Promise<{ session: DaemonSession; attached: boolean }> {
     if (this.closed) throw new MendError('server_closing', 'the daemon is shutting down');
     const cwd = this.resolveCwd(request.cwd);
-    const approvalMode = approvalModeOf(request.approvalMode, this.deps.settings.approvalMode);
+    const approvalMode = approvalModeOf(request.approvalMode, this.deps.options.approvalMode);
     const sessionId = request.sessionId ?? (kind === 'create' ? this.deps.runtime.newId() : undefined);
     if (sessionId === undefined) throw new MendError('invalid_session_id', 'a session id is needed');
 
@@ -98,17 +101,8 @@ export class SessionRegistry {
       if (existing.workspaceCwd !== cwd) {
         throw new MendError('session_exists', `session ${sessionId} is open in this daemon for ${existing.workspaceCwd}, not ${cwd}`);
       }
-      // Open read-only because another process held it: that holder may be gone now (killed on
-      // another machine). A new load or resume tries again, so the plan says crash, not running.
-      if (!existing.runtime.writable && kind !== 'create') {
-        const reopened = await this.openRuntime(kind, sessionId, cwd, approvalMode).catch(() => undefined);
-        if (reopened?.runtime.writable) {
-          await existing.close('reopened').catch(() => undefined);
-          this.sessions.set(sessionId, reopened);
-          return { session: reopened, attached: false };
-        }
-        await reopened?.close('reopened').catch(() => undefined);
-      }
+      // Open read-only because another process held it: the runtime re-checks that holder on
+      // every request (its summary, a prompt, a continue), so a holder gone since is noticed there.
       if (request.approvalMode !== undefined) void existing.runtime.setApprovalMode(approvalMode);
       return { session: existing, attached: true };
     }
@@ -133,20 +127,12 @@ export class SessionRegistry {
       cwd,
       signal: base.signal ? AbortSignal.any([base.signal, stop.signal]) : stop.signal,
     };
-    const settings: RuntimeSettings = { ...this.deps.settings, approvalMode, allowedTools: [...this.deps.settings.allowedTools] };
-    const request = (access: OpenRequest['access']): OpenRequest => ({
+    // Another process writing it: shown read-only (recovery, replay); the runtime takes the lease on a turn once that holder is gone.
+    const runtime = await SessionRuntime.openForHost(deps, {
       target: kind === 'create' ? { type: 'new', sessionId } : { type: 'resume', target: sessionId },
-      access,
-      settings,
+      access: { mode: 'write_or_read_only' },
+      settings: runtimeSettingsFrom({ host: this.deps.options, session: { approvalMode } }),
     });
-    let runtime: SessionRuntime;
-    try {
-      runtime = await SessionRuntime.open(deps, request('write'));
-    } catch (error) {
-      // Another process writes it: show it (recovery, replay) without the lease; turns are refused.
-      if (kind === 'create' || !isMendError(error, 'session_locked')) throw error;
-      runtime = await SessionRuntime.open(deps, request('inspect'));
-    }
     return new DaemonSession(runtime, cwd, stop, { ...this.deps.session, runtime: { newId: base.newId, cwd, version: base.version } });
   }
 

@@ -31,8 +31,8 @@ export async function runHeadless(o: StdioRunOptions, host: HostEnv): Promise<nu
     const run = await startStdioRun(o, host, out, (id) => (sessionIdForErrors = id));
     runtime = run.runtime;
     const { decision } = run;
-    if (decision.action === 'refused' && decision.code !== 'nothing_to_continue') return fail(decision.code, decision.message);
-    if (decision.action === 'refused' || decision.execute === 'nothing') {
+    if (decision.action === 'refused') return fail(decision.code, decision.message);
+    if (decision.execute === 'nothing') {
       const message = 'message' in decision && decision.message ? decision.message : 'session inspected';
       out.result(resultMessage(runtime.sessionId, newId, successFields(message, clock() - started)));
       return 0;

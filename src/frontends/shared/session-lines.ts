@@ -61,10 +61,10 @@ export function recoveryLine(runtime: SessionRuntime, decision: Decision, newId:
     uuid: newId(),
     session_id: runtime.sessionId,
     ...toRecoverySummary(plan, loaded.conversation),
-    // "Nothing to continue" is not a refusal of anything this run was asked to do on the line.
-    action: decision.action === 'refused' && decision.code === 'nothing_to_continue' ? 'none' : decision.action,
+    // "Nothing to continue" is not a refusal: the line says nothing was done.
+    action: decision.action === 'nothing_to_do' ? 'none' : decision.action,
   };
-  if (decision.action === 'refused' && decision.code !== 'nothing_to_continue') line.reason = decision.message;
+  if (decision.action === 'refused') line.reason = decision.message;
   return line;
 }
 

@@ -8,7 +8,8 @@ import { MendError } from '../../errors.js';
 import { plural } from '../../recovery/visible-notice.js';
 import type { Decision, RunIntent } from '../../runtime/continuation-policy.js';
 import type { HostEnv } from '../../runtime/host-env.js';
-import { SessionRuntime, type OpenRequest } from '../../runtime/session-runtime.js';
+import { runtimeSettingsFrom } from '../../runtime/runtime-settings.js';
+import { SessionRuntime, type HostAccess, type HostOpenRequest } from '../../runtime/session-runtime.js';
 import { isSessionId } from '../../session/session-ids.js';
 import { isShellRule } from '../../wire/tool-aliases.js';
 import { MCP_PREFIX } from '../../wire/mcp-names.js';
@@ -44,25 +45,14 @@ export function intentFor(o: StdioRunOptions, prompt: string | undefined): RunIn
   return serving ? { type: 'serve' } : { type: 'inspect' };
 }
 
-export function openRequestFor(o: StdioRunOptions, access: OpenRequest['access'], intent?: RunIntent): OpenRequest {
+/** How a stdio run or the terminal UI opens its session: the target, a fork, and the settings of the command line. */
+export function hostOpenRequestFor(o: StdioRunOptions, access: HostAccess): HostOpenRequest {
   const resuming = o.continue || o.resume !== undefined;
-  const forContinuation = intent?.type === 'continue' || intent?.type === 'auto_continue';
   return {
     target: !resuming ? { type: 'new', sessionId: o.sessionId } : o.resume !== undefined ? { type: 'resume', target: o.resume } : { type: 'latest' },
-    fork: resuming && o.forkSession ? { sessionId: o.sessionId, forContinuation } : undefined,
+    fork: resuming && o.forkSession ? { sessionId: o.sessionId } : undefined,
     access,
-    settings: {
-      model: o.model,
-      approvalMode: o.approvalMode,
-      allowedTools: o.allowedTools,
-      maxTurns: o.maxTurns,
-      allowAutoContinue: o.autoContinue,
-      acceptDegraded: o.acceptDegraded,
-      systemPrompt: o.systemPrompt,
-      appendSystemPrompt: o.appendSystemPrompt,
-      tools: { only: o.coreTools, exclude: o.excludeTools },
-      mcpServers: o.mcpServers,
-    },
+    settings: runtimeSettingsFrom({ host: o, session: { allowAutoContinue: o.autoContinue, acceptDegraded: o.acceptDegraded } }),
   };
 }
 
@@ -82,12 +72,8 @@ export async function startStdioRun(o: StdioRunOptions, host: HostEnv, out: Outp
   }
   // A prompt always needs the model: a configuration error must come before anything touches storage.
   if (intent.type === 'prompt') await host.runtime.provider(o.model)();
-  // A run that only shows the plan never reads the histories: planned from the outline (issue 11).
-  const request = openRequestFor(o, intent.type === 'inspect' ? 'inspect' : 'write', intent);
-  if (intent.type === 'inspect') request.histories = 'on_demand';
-  // A continuation or a prompt writes at once: another agent's session is copied into mend's store while opening.
-  if (intent.type === 'continue' || intent.type === 'prompt') request.copyForeign = 'at_open';
-  const runtime = await SessionRuntime.open(host.runtime, request);
+  // The runtime decides the lease (write unless the run only inspects) and the reader (the outline for a plan-only run).
+  const runtime = await SessionRuntime.openForHost(host.runtime, hostOpenRequestFor(o, { mode: 'run', intent }));
   onSessionId(runtime.sessionId);
   out.debug(`session ${runtime.sessionId} at ${runtime.ref.location} (${runtime.writable ? 'leased for writing' : 'read-only, no lease'})`);
   const plan = runtime.recoveryPlan;

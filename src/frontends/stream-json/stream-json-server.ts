@@ -349,7 +349,7 @@ export async function runStreamJson(o: StdioRunOptions, host: HostEnv): Promise<
     const server = new StreamJsonServer(o, host, stdioChannel(host), out, runtime);
     // --continue-interrupted / --auto-continue given on the command line.
     const { decision } = run;
-    if (decision.action === 'refused' && decision.code !== 'nothing_to_continue') {
+    if (decision.action === 'refused') {
       out.result(resultMessage(runtime.sessionId, host.runtime.newId, errorFields(decision.code, decision.message)));
     } else if (decision.action === 'continue' && decision.execute === 'continuation') {
       void runtime.continueLastTurn({ planId: o.planId, auto: run.intent.type === 'auto_continue' });

@@ -2,11 +2,11 @@
  * The INFO item a resume shows for a plan that is not clean (design 4.1 step 5):
  * what happened (the plan's own visible notice), the repairs with counts, what
  * `/continue` would send, and what the person can do. Whether continuing is
- * allowed is the one policy's answer (decideRecoveryAction), never decided here.
+ * allowed is the runtime's answer (`runtime.decide`, the one policy), never decided here.
  */
 import type { ActiveWriter } from '../../session/active-writer.js';
 import type { RecoveryPlanHead } from '../../recovery/plan-types.js';
-import { decideRecoveryAction } from '../../runtime/continuation-policy.js';
+import type { Decision } from '../../runtime/continuation-policy.js';
 import { countRepairs } from '../shared/recovery-summary.js';
 import type { UiItem } from './ui-items.js';
 
@@ -15,6 +15,8 @@ export interface NoticeContext {
   activeWriter: ActiveWriter | null;
   /** --accept-degraded was given: a new prompt needs no further confirmation. */
   acceptDegraded: boolean;
+  /** The runtime's answer to a continue of this plan. */
+  decision: Decision;
 }
 
 /** The INFO item, or null for a clean plan (a clean plan gets no INFO item, whatever else it carries). */
@@ -26,7 +28,7 @@ export function recoveryNotice(plan: RecoveryPlanHead, context: NoticeContext, n
   lines.push(repairs.length > 0 ? `Repairs (not written to the log): ${repairs.map((r) => `${r.type} ×${r.count}`).join(', ')}` : 'Repairs: none');
 
   const actions: string[] = [];
-  const decision = decideRecoveryAction(plan, { type: 'continue', planId: plan.planId });
+  const { decision } = context;
   if (context.activeWriter) {
     lines.push(`Read-only: another process holds this session (${holderText(context.activeWriter)}); it cannot be continued here.`);
     actions.push('/resume another session', '/clear for a new session');
@@ -38,7 +40,7 @@ export function recoveryNotice(plan: RecoveryPlanHead, context: NoticeContext, n
       `/continue  continue the interrupted turn (plan ${plan.planId}, checked again before it runs)`,
       'or type a new prompt  the tail is closed as the plan says, then your prompt is sent',
     );
-  } else if (decision.action === 'refused') {
+  } else if (decision.action === 'refused' || decision.action === 'nothing_to_do') {
     lines.push(`Continuing is refused [${decision.code}]: ${decision.message}`);
     if (plan.kind === 'degraded_history') {
       actions.push(

@@ -10,7 +10,7 @@ import { createElement as h } from 'react';
 import type { HostEnv } from '../../runtime/host-env.js';
 import { ExitCode, exitCodeForAbort } from '../../wire/exit-codes.js';
 import type { StdioRunOptions } from '../shared/run-options.js';
-import { openRequestFor } from '../shared/start-stdio-run.js';
+import { hostOpenRequestFor } from '../shared/start-stdio-run.js';
 import { App } from './components/app.js';
 import { TuiController } from './tui-controller.js';
 
@@ -31,7 +31,7 @@ export async function runTui(o: TuiRunOptions, host: HostEnv, terminal: Terminal
       modelName: host.modelName,
       clearScreen: () => stdout.write('\x1b[2J\x1b[3J\x1b[H'),
     },
-    openRequestFor(o, 'write'),
+    hostOpenRequestFor(o, { mode: 'write_or_read_only' }),
   );
   const instance = render(h(App, { controller, noColor: terminal.noColor }), {
     stdin: host.stdin as NodeJS.ReadStream,

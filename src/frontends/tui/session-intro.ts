@@ -31,7 +31,8 @@ export async function sessionIntro(
     // As text mode and stream-json say it: a session recorded elsewhere runs its tools here.
     const mismatch = projectMismatch(runtime, scope);
     if (mismatch) items.push({ id: newId(), type: 'panel', label: 'WARNING', tone: 'warning', title: 'another project', lines: [`${mismatch}.`] });
-    const notice = recoveryNotice(plan, { activeWriter: runtime.activeWriter, acceptDegraded: runtime.settings.acceptDegraded }, newId);
+    const decision = runtime.decide({ type: 'continue', planId: plan.planId });
+    const notice = recoveryNotice(plan, { activeWriter: runtime.activeWriter, acceptDegraded: runtime.settings.acceptDegraded, decision }, newId);
     if (notice) {
       items.push(notice);
       noticePlanId = plan.planId;

@@ -8,7 +8,7 @@
 import { MendError, errorCodeOf, errorMessageOf } from '../../errors.js';
 import type { ToolCallInfo } from '../../engine/engine-events.js';
 import type { ActiveWriter } from '../../session/active-writer.js';
-import { SessionRuntime, type OpenRequest, type RuntimeDeps, type RuntimeEvent } from '../../runtime/session-runtime.js';
+import { SessionRuntime, type HostOpenRequest, type RuntimeDeps, type RuntimeEvent } from '../../runtime/session-runtime.js';
 import { APPROVAL_MODES, type ApprovalMode } from '../../wire/approval-modes.js';
 import { InlineApprovals, type ApprovalChoice } from './inline-approvals.js';
 import { planPanel } from './plan-details.js';
@@ -60,7 +60,7 @@ export class TuiController {
 
   constructor(
     private readonly deps: ControllerDeps,
-    private baseRequest: OpenRequest,
+    private baseRequest: HostOpenRequest,
   ) {
     const settings = baseRequest.settings;
     this.state = {
@@ -113,18 +113,9 @@ export class TuiController {
     if (firstPrompt !== undefined && firstPrompt.trim() !== '') this.submit(firstPrompt);
   }
 
-  /** A writer first; a session another live process holds is shown read-only with its holder. */
-  private async openRuntime(request: OpenRequest): Promise<SessionRuntime> {
-    try {
-      return await SessionRuntime.open(this.deps.runtime, { ...request, access: 'write' });
-    } catch (error) {
-      if (errorCodeOf(error) !== 'session_locked' || request.target.type === 'new') throw error;
-      return SessionRuntime.open(this.deps.runtime, { ...request, access: 'inspect', fork: undefined });
-    }
-  }
-
-  private async open(request: OpenRequest): Promise<void> {
-    const runtime = await this.openRuntime(request);
+  private async open(request: HostOpenRequest): Promise<void> {
+    // A writer first; a session another live process holds is shown read-only with its holder (the runtime decides).
+    const runtime = await SessionRuntime.openForHost(this.deps.runtime, { ...request, access: { mode: 'write_or_read_only' } });
     this.runtime = runtime;
     this.approvals.reset();
     this.noticePlanId = undefined;
@@ -137,7 +128,7 @@ export class TuiController {
     this.set({
       view: { ...emptyView([...this.state.view.done, ...items]) },
       sessionId: runtime.sessionId,
-      readOnly: runtime.writable ? null : runtime.activeWriter,
+      readOnly: runtime.activeWriter,
       model: this.deps.modelName(runtime.settings.model),
       busy: false,
     });
@@ -148,7 +139,7 @@ export class TuiController {
    * runs (it would be aborted without a word); a target that cannot be opened is said and
    * the current session stays; a later failure reopens the session that was open.
    */
-  private async switchTo(request: OpenRequest): Promise<void> {
+  private async switchTo(request: HostOpenRequest): Promise<void> {
     const current = this.runtime;
     if (current?.busy) {
       const what = request.target.type === 'new' ? '/clear' : '/resume';
@@ -198,7 +189,7 @@ export class TuiController {
   }
 
   /** How to come back to a session: resumed when it has records, else new under the same id. */
-  private async reopenRequest(runtime: SessionRuntime): Promise<OpenRequest> {
+  private async reopenRequest(runtime: SessionRuntime): Promise<HostOpenRequest> {
     const exists = await this.deps.runtime.store.exists(runtime.ref).catch(() => false);
     return exists
       ? { ...this.baseRequest, target: { type: 'resume', target: runtime.sessionId || runtime.ref.location }, fork: undefined }
@@ -240,11 +231,18 @@ export class TuiController {
     const runtime = this.runtime;
     if (!runtime) return;
     if (!runtime.writable) {
-      this.add({
-        id: this.newId(),
-        type: 'error',
-        code: 'session_locked',
-        message: `read-only: ${this.readOnlyReason()}; /resume another session or /clear for a new one`,
+      // Read-only because another process held it: the runtime tries again (that holder may be gone).
+      void runtime.takeLease().then((locked) => {
+        if (this.runtime !== runtime) return;
+        this.set({ readOnly: runtime.activeWriter });
+        if (locked === null) this.sendPrompt(text, confirmed);
+        else
+          this.add({
+            id: this.newId(),
+            type: 'error',
+            code: 'session_locked',
+            message: `read-only: ${this.readOnlyReason()}; /resume another session or /clear for a new one`,
+          });
       });
       return;
     }
@@ -275,11 +273,14 @@ export class TuiController {
       case 'continue': {
         if (!runtime) return;
         const answer = await runtime.continueLastTurn({ planId: this.noticePlanId });
+        this.set({ readOnly: runtime.activeWriter });
         if (!answer.accepted) this.add({ id: this.newId(), type: 'error', code: answer.code, message: answer.message });
         return;
       }
       case 'plan': {
+        // The runtime re-checks the holder: one that died since the session opened is noticed here.
         const current = runtime ? await runtime.currentPlan() : null;
+        if (runtime) this.set({ readOnly: runtime.activeWriter });
         if (!current) this.add({ id: this.newId(), type: 'status', text: 'no plan: this session has no records yet' });
         else this.add(planPanel(current.plan, current.loaded.conversation, this.newId));
         return;

@@ -12,7 +12,8 @@ import { createElement as h } from 'react';
 import { App } from '../../../src/frontends/tui/components/app.js';
 import { TuiController } from '../../../src/frontends/tui/tui-controller.js';
 import { ScriptedProvider, type ScriptInput } from '../../../src/providers/scripted-provider.js';
-import type { OpenRequest, RuntimeDeps, SessionTarget } from '../../../src/runtime/session-runtime.js';
+import { runtimeSettingsFrom } from '../../../src/runtime/runtime-settings.js';
+import type { HostOpenRequest, RuntimeDeps, SessionTarget } from '../../../src/runtime/session-runtime.js';
 import type { ApprovalMode } from '../../../src/wire/approval-modes.js';
 import { JsonlSessionStore } from '../../../src/store/jsonl/jsonl-store.js';
 import { trackTempDir, waitFor } from '../../support/cli.js';
@@ -51,18 +52,14 @@ export function runtimeDeps(home: string, cwd: string, script: ScriptInput = [],
   };
 }
 
-export function openRequest(o: HarnessOptions): OpenRequest {
+export function openRequest(o: HarnessOptions): HostOpenRequest {
   return {
     target: o.target ?? { type: 'new' },
-    access: 'write',
-    settings: {
-      model: undefined,
-      approvalMode: o.approvalMode ?? 'default',
-      allowedTools: [],
-      maxTurns: 10,
-      allowAutoContinue: false,
-      acceptDegraded: o.acceptDegraded ?? false,
-    },
+    access: { mode: 'write_or_read_only' },
+    settings: runtimeSettingsFrom({
+      host: { model: undefined, approvalMode: o.approvalMode ?? 'default', allowedTools: [], maxTurns: 10 },
+      session: { acceptDegraded: o.acceptDegraded ?? false },
+    }),
   };
 }
 

@@ -99,7 +99,7 @@ describe('terminal UI: resume and /continue', () => {
   it('a session another process holds is shown read-only with its holder; nothing is sent', async () => {
     const path = corpusCopy('dangling-single-call');
     const project = tempProject();
-    const holder = await SessionRuntime.open(
+    const holder = await SessionRuntime.openForHost(
       runtimeDeps(project.home, project.cwd, [], process.pid),
       openRequest({ target: { type: 'resume', target: path } }),
     );
