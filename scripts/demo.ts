@@ -16,7 +16,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'bin', 'mend.js');
-const say = (text: string) => process.stderr.write(`\n\x1b[1m== ${text}\x1b[0m\n`);
+// Bold headings only on a terminal, and never with NO_COLOR (https://no-color.org): a pipe or a log gets plain text.
+const bold = process.stderr.isTTY === true && !process.env['NO_COLOR'];
+const say = (text: string) => process.stderr.write(bold ? `\n\x1b[1m== ${text}\x1b[0m\n` : `\n== ${text}\n`);
 const show = (line: string) => process.stdout.write(`${line}\n`);
 
 function summarize(line: string): string {
