@@ -3,12 +3,12 @@
  * the built CLI: lines that arrive together, answers that never come, requests that
  * are malformed, and processes that end while work is queued.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { query } from '../../src/sdk/index.js';
 import { CORPUS_DIR } from '../support/corpus.js';
-import { cleanupSandboxes, logPathOf, makeSandbox, mend, readLog, spawnMend, watchStdout, writeScript, type Sandbox } from '../support/cli.js';
+import { cleanupSandboxes, logPathOf, makeSandbox, mend, readLog, spawnMend, waitFor, watchStdout, writeScript, type Sandbox } from '../support/cli.js';
 
 afterAll(cleanupSandboxes);
 
@@ -268,11 +268,14 @@ describe('backpressure', () => {
     });
     sub.stdout!.pause();
     sub.stdin!.write(`${user('flood me')}\n`);
-    // The engine waits on the full pipe: the turn cannot finish while nobody reads.
+    // The engine waits on the full pipe: the turn cannot finish while nobody reads. Wait for the
+    // turn to start (the prompt recorded; slow on a loaded machine), then give it time to run on.
+    const logs = () => (existsSync(sb.chats) ? readdirSync(sb.chats).filter((f) => f.endsWith('.jsonl')) : []);
+    await waitFor(() => logs().length > 0 && readLog(join(sb.chats, logs()[0]!)).length > 0, 45_000, 'the prompt recorded');
     await new Promise((r) => setTimeout(r, 1500));
     const rss = Number(readFileSync(`/proc/${sub.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)![1]) * 1024;
     expect(rss).toBeLessThan(200 * 1024 * 1024);
-    const [log] = (await import('node:fs')).readdirSync(sb.chats).filter((f) => f.endsWith('.jsonl'));
+    const [log] = logs();
     expect(readLog(join(sb.chats, log!)).map((r) => r.type)).toEqual(['user']);
     sub.stdout!.resume();
     sub.stdin!.end();
