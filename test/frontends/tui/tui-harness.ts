@@ -16,6 +16,7 @@ import { runtimeSettingsFrom } from '../../../src/runtime/runtime-settings.js';
 import type { HostOpenRequest, RuntimeDeps, SessionTarget } from '../../../src/runtime/session-runtime.js';
 import type { ApprovalMode } from '../../../src/wire/approval-modes.js';
 import { JsonlSessionStore } from '../../../src/store/jsonl/jsonl-store.js';
+import type { SessionStore } from '../../../src/store/session-store.js';
 import { ForeignSourcesStore } from '../../../src/store/foreign-sources.js';
 import type { ForeignHomes } from '../../../src/foreign/homes.js';
 import { trackTempDir, waitFor } from '../../support/cli.js';
@@ -32,6 +33,8 @@ export interface HarnessOptions {
   cwd?: string;
   /** Other agents' homes: their session files open through the store seam (src/store/foreign-sources.ts), as the CLI composes it. */
   foreignHomes?: ForeignHomes;
+  /** Another store in place of the temp home's JSONL store (a PostgreSQL database, say). */
+  store?: SessionStore;
 }
 
 export function tempProject(): { home: string; cwd: string } {
@@ -82,7 +85,7 @@ export interface TuiHarness {
 
 export async function renderTui(o: HarnessOptions = {}): Promise<TuiHarness> {
   const project = o.home && o.cwd ? { home: o.home, cwd: o.cwd } : tempProject();
-  const own = runtimeDeps(project.home, project.cwd, o.script);
+  const own = { ...runtimeDeps(project.home, project.cwd, o.script), ...(o.store ? { store: o.store } : {}) };
   // As the CLI composes it: other agents' session files open through the store seam.
   const deps: RuntimeDeps = { ...own, store: new ForeignSourcesStore(own.store, o.foreignHomes), ...(o.foreignHomes ? { foreignHomes: o.foreignHomes } : {}) };
   const controller = new TuiController({ runtime: deps, modelName: (model) => model ?? 'scripted', clearScreen: () => {} }, openRequest(o));
