@@ -110,13 +110,10 @@ export class PostgresLease implements WriterLease {
     });
   }
 
-  private async appendNow(records: readonly ChatRecord[], options: AppendOptions): Promise<void> {
-    if (this.released) throw new Error(`internal: append to ${this.ref.location} after its lease was released`);
-    if (this.lost) throw this.lost;
-    if (records.length === 0) return;
-    const rows = this.rowsFor(records);
+  /** The APPEND statement's parameters for these rows, under this writer's epoch. */
+  private appendParams(rows: Parameters<typeof batchParams>[0]): unknown[] {
     const batch = batchParams(rows);
-    const params = [
+    return [
       this.ref.sessionId,
       this.epoch,
       this.ref.projectRoot,
@@ -130,6 +127,14 @@ export class PostgresLease implements WriterLease {
       batch.lastTime,
       batch.title,
     ];
+  }
+
+  private async appendNow(records: readonly ChatRecord[], options: AppendOptions): Promise<void> {
+    if (this.released) throw new Error(`internal: append to ${this.ref.location} after its lease was released`);
+    if (this.lost) throw this.lost;
+    if (records.length === 0) return;
+    const rows = this.rowsFor(records);
+    const params = this.appendParams(rows);
     const what = rows.length === 1 ? `record ${rows[0]!.seq}` : `records ${rows[0]!.seq}-${rows.at(-1)!.seq}`;
     for (let attempt = 0; ; attempt++) {
       const client = this.client ?? (await this.reconnect());
@@ -219,21 +224,7 @@ export class PostgresLease implements WriterLease {
     if (anchor > 0 && !stored.has(anchor) && (await client.query(RECORDS_AT, [this.ref.sessionId, [anchor]])).rows.length === 0) {
       throw await this.giveUp(client, `records before seq ${missing[0]!.seq}, which it no longer holds, are missing too`);
     }
-    const batch = batchParams(missing);
-    const params = [
-      this.ref.sessionId,
-      this.epoch,
-      this.ref.projectRoot,
-      projectKey(this.ref.projectRoot),
-      batch.seqs,
-      batch.uuids,
-      batch.parents,
-      batch.types,
-      batch.texts,
-      batch.firstTime,
-      batch.lastTime,
-      batch.title,
-    ];
+    const params = this.appendParams(missing);
     const result = AppendResultRow.parse((await client.query(APPEND, params)).rows[0]);
     if (result.leased === 0) throw await this.loseLease(client, 'its epoch is no longer current (another writer took the session over)');
     if (result.inserted < missing.length) await this.confirmRetried(client, missing);
