@@ -13,7 +13,7 @@ import { API_KEY, cleanupSandboxes, makeSandbox, mend, snapshotTree, trackTempDi
 import { copyForeignCase, foreignHomeEnv, listForeignCorpus, placeInHome, removeForeignCopies } from '../support/foreign-corpus.js';
 import { startOpenAIServer, textReply } from '../support/openai-server.js';
 
-const cases = listForeignCorpus();
+const cases = listForeignCorpus(true);
 
 afterAll(() => {
   cleanupSandboxes();

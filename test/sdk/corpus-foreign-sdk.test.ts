@@ -14,7 +14,7 @@ afterAll(() => {
   removeForeignCopies();
 });
 
-const cases = listForeignCorpus();
+const cases = listForeignCorpus(true);
 
 describe.concurrent('foreign corpus through the SDK (query + resume: PATH, get_recovery_plan)', { timeout: 60_000 }, () => {
   it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {

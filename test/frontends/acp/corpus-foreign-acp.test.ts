@@ -11,7 +11,7 @@ import { withAcp } from '../../support/acp.js';
 import { cleanupSandboxes, makeSandbox, snapshotTree, trackTempDir } from '../../support/cli.js';
 import { copyForeignCase, foreignHomeEnv, listForeignCorpus, placeInHome, removeForeignCopies } from '../../support/foreign-corpus.js';
 
-const cases = listForeignCorpus();
+const cases = listForeignCorpus(true);
 
 afterAll(() => {
   cleanupSandboxes();

@@ -11,7 +11,7 @@ import { cleanupSandboxes, makeSandbox, snapshotTree } from '../../support/cli.j
 import { foreignHomeEnv, listForeignCorpus, placeInHome } from '../../support/foreign-corpus.js';
 import { call, startDaemon, stopAllDaemons } from './helpers.js';
 
-const cases = listForeignCorpus();
+const cases = listForeignCorpus(true);
 
 afterAll(async () => {
   await stopAllDaemons();
@@ -25,7 +25,7 @@ describe('foreign corpus through mend serve (workspace list, load by the ownerâ€
     const before = snapshotTree(sb.root);
     const daemon = await startDaemon(sb, { env: foreignHomeEnv(sb) });
 
-    const listed = await call<{ sessions: Array<Record<string, unknown>> }>(daemon.url, `/workspace/${encodeURIComponent(sb.cwd)}/sessions`);
+    const listed = await call<{ sessions: Array<Record<string, unknown>> }>(daemon.url, `/workspace/${encodeURIComponent(sb.cwd)}/sessions?size=1000`);
     const qwen = new DaemonClient({ baseUrl: daemon.url });
     for (const { c, path } of placed) {
       const e = c.expected;

@@ -10,7 +10,7 @@ import { cleanupSandboxes, makeSandbox, snapshotTree, trackTempDir } from '../..
 import { copyForeignCase, listForeignCorpus, placeInHome, removeForeignCopies } from '../../support/foreign-corpus.js';
 import { renderTui } from './tui-harness.js';
 
-const cases = listForeignCorpus();
+const cases = listForeignCorpus(true);
 
 afterAll(() => {
   cleanupSandboxes();
