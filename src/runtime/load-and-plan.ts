@@ -15,6 +15,8 @@ import type { SessionRef, SessionStore } from '../store/session-store.js';
 import { buildPlanForSession } from '../recovery/build-plan.js';
 import { buildConversation, type BuildOptions } from '../session/conversation-loader.js';
 import { planFromOutline, type OutlinePlan } from './outline-plan.js';
+import { planWithCheckpoint } from './checkpoint/plan-checkpoints.js';
+import type { SessionOutline } from '../session/outline/history-reader.js';
 import type { RuntimeDeps } from './runtime-types.js';
 
 export function contextFor(sessionId: string, deps: RuntimeDeps): RecordContext {
@@ -54,12 +56,18 @@ export async function loadAndPlan(
  * records it leaves out (test/session/outline/history-readers.test.ts).
  */
 export async function loadPlanHead(store: SessionStore, ref: SessionRef, allowAutoContinue: boolean, activeWriter: ActiveWriter | null): Promise<OutlinePlan> {
+  // A log with a checkpoint slot is planned through its checkpoint (src/runtime/checkpoint): the same plan.
+  const slot = store.checkpointSlot?.(ref) ?? null;
+  if (slot !== null) return planWithCheckpoint({ slot, build: buildOptionsFor(ref), options: { allowAutoContinue }, activeWriter, originOf: originOfOutline });
   const outline = await store.readOutline(ref);
   const planned = planFromOutline(outline, buildOptionsFor(ref), { allowAutoContinue }, activeWriter);
-  const origin =
-    outline.read.origin ?? importedOrigin(outline.source.count > 0 && outline.source.type(0) === 'system' ? outline.source.full([0])[0] : undefined);
+  const origin = originOfOutline(outline);
   if (origin) planned.loaded.conversation.origin = origin;
   return planned;
+}
+
+function originOfOutline(outline: SessionOutline): SessionOrigin | undefined {
+  return outline.read.origin ?? importedOrigin(outline.source.count > 0 && outline.source.type(0) === 'system' ? outline.source.full([0])[0] : undefined);
 }
 
 /** An empty or fully damaged log names no session; its ref may. */

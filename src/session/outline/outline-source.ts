@@ -59,6 +59,10 @@ export function outlineSource(
       const k = records[i]!;
       return isMerged[k] === 1 ? one(k).lastLine(0) : kept.lineNos[k]!;
     },
+    firstLine: (i) => {
+      const k = records[i]!;
+      return isMerged[k] === 1 ? mergedAt(k).line : kept.lineNos[k]!;
+    },
     type: (i) => {
       const k = records[i]!;
       return isMerged[k] === 1 ? mergedAt(k).record.type : kept.type(k);

@@ -1,0 +1,163 @@
+/**
+ * Plan checkpoints: the recovery line of a log mend has read before, reading only what
+ * lies after the log's last model entry (the window) and what was appended since.
+ *
+ * The one interface of this folder (nothing else here is imported from outside it). The
+ * oracle is the plain pass: `loadPlanHead` without a checkpoint slot reads the whole log
+ * (src/runtime/load-and-plan.ts); every plan this gives must equal that one
+ * (test/runtime/plan-checkpoints.test.ts mutates logs every way it can and compares).
+ *
+ * A checkpoint is a cache, never a source of truth: versioned, tied to the bytes it
+ * describes (log-identity.ts), written to mend's cache by any read that had to read more
+ * than the window (temp file + rename, no fsync), and only written once joining it to its
+ * window gave back the whole log's plan (prefix-summary.ts). Anything that does not match
+ * (no checkpoint, another version, a torn one, a log replaced, truncated, rewritten or
+ * appended in a way the window cannot join) is a full pass with a note. The switch:
+ * MEND_CHECKPOINTS=0 (read in src/cli), which gives the store no checkpoint slots.
+ */
+import type { SessionOrigin } from '../../session/conversation.js';
+import type { BuildOptions, LoadedChain } from '../../session/conversation-loader.js';
+import { outlineReader, type SessionOutline } from '../../session/outline/history-reader.js';
+import type { BuildPlanInput } from '../../recovery/plan-types.js';
+import type { PlanCheckpointSlot } from '../../store/session-store.js';
+import { planFromOutline, type OutlinePlan, type PrefixJoin } from '../outline-plan.js';
+import { readCheckpointBloom, readCheckpointHeader, writeCheckpoint, type CheckpointHeader } from './checkpoint-file.js';
+import { bytesFromLine, identifyLog, lineOffset, openIdentified } from './log-identity.js';
+import { cutOf, planWindow, summarize, type ChainView, type PlanWindow } from './prefix-summary.js';
+import type { UuidBloom } from './uuid-bloom.js';
+
+export type { PlanCheckpointSlot };
+
+export interface CheckpointPlanInput {
+  slot: PlanCheckpointSlot;
+  build: BuildOptions;
+  options: BuildPlanInput['options'];
+  activeWriter: BuildPlanInput['activeWriter'];
+  /** The origin loadPlanHead gives a log (its first record's import provenance). */
+  originOf: (outline: SessionOutline) => SessionOrigin | undefined;
+}
+
+/** What a plan over a log gives, through its checkpoint when one matches; writes the checkpoint when it was not current. */
+export async function planWithCheckpoint(input: CheckpointPlanInput): Promise<OutlinePlan> {
+  const { slot } = input;
+  const note = (message: string): void => slot.note?.(`plan checkpoint of ${slot.path}: ${message}`);
+  const read = await readCheckpointHeader(slot.cacheFile);
+  if ('header' in read) {
+    const warm = await fromCheckpoint(input, read.header, note);
+    if (warm !== null) return warm;
+  } else if ('damaged' in read) note(`not used (${read.damaged}); reading the whole log`);
+  return fullPass(input, note);
+}
+
+/** A plan over the outline that also hands over the chain it was built on. */
+function planner(input: CheckpointPlanInput, seen: (chain: LoadedChain) => void): PlanWindow {
+  return (outline, join) =>
+    planFromOutline(outline, input.build, input.options, input.activeWriter, (window, source) => {
+      seen(window);
+      return join(window, source);
+    });
+}
+
+/** A join that changes nothing: the log is its own window. */
+const alone: PrefixJoin = (window) => ({ loaded: window.loaded, before: { repairs: [], entries: 0 }, cwd: null });
+
+async function fromCheckpoint(input: CheckpointPlanInput, header: CheckpointHeader, note: (message: string) => void): Promise<OutlinePlan | null> {
+  const { slot } = input;
+  const summary = header.summary;
+  const opened = await openIdentified(slot.path, header.log);
+  if ('mismatch' in opened) {
+    note(`not used (${opened.mismatch}); reading the whole log`);
+    return null;
+  }
+  let bloom: UuidBloom | null = null;
+  if (opened.grown) {
+    bloom = await readCheckpointBloom(slot.cacheFile, header);
+    if (bloom === null) {
+      note('not used (its uuid filter is torn); reading the whole log');
+      return null;
+    }
+  }
+  const window = opened.bytes.subarray(summary.windowStart - header.log.tailStart);
+  const outline = await outlineReader.readBytes(window, slot.readOptions);
+  const seen: { chain: LoadedChain | null } = { chain: null };
+  const plan = planner(input, (chain) => (seen.chain = chain));
+  const planned = planWindow(outline, summary, bloom, plan);
+  if ('refused' in planned) {
+    note(`not used (${planned.refused}); reading the whole log`);
+    return null;
+  }
+  if (opened.grown && seen.chain !== null && bloom !== null) {
+    // Appended since: a checkpoint of the log as it is now, from the window just read.
+    const view: ChainView = { window: seen.chain, source: outline.source, cwd: (i) => outline.cwd(i), lineShift: summary.linesBefore, cwdBefore: summary.cwd };
+    const wholeReadDiagnostics = summary.readDiagnostics.length + outline.read.diagnostics.length;
+    const cut = cutOf(view);
+    const offset = cut === null ? -1 : lineOffset(window, cut.line - summary.linesBefore);
+    if (cut !== null && offset >= 0) {
+      const windowStart = summary.windowStart + offset;
+      const next = window.subarray(offset, opened.size - summary.windowStart);
+      await store(input, note, planned.plan, wholeReadDiagnostics, view, cut, next, windowStart, opened.size, bloom);
+    }
+  }
+  return planned.plan;
+}
+
+async function fullPass(input: CheckpointPlanInput, note: (message: string) => void): Promise<OutlinePlan> {
+  const { slot } = input;
+  const outline = await outlineReader.read(slot.path, slot.readOptions);
+  const seen: { chain: LoadedChain | null } = { chain: null };
+  const planned = planner(input, (chain) => (seen.chain = chain))(outline, alone)!;
+  const origin = input.originOf(outline);
+  if (origin) planned.loaded.conversation.origin = origin;
+  if (seen.chain === null) return planned;
+  const view: ChainView = { window: seen.chain, source: outline.source, cwd: (i) => outline.cwd(i), lineShift: 0, cwdBefore: null };
+  const cut = cutOf(view);
+  if (cut === null) return planned;
+  const read = outline.read;
+  const newlines = read.endsWithNewline ? read.lines : Math.max(0, read.lines - 1);
+  const window = await bytesFromLine(slot.path, read.bytes, newlines, cut.line).catch(() => null);
+  if (window === null) return planned;
+  await store(input, note, planned, read.diagnostics.length, view, cut, window.bytes, window.start, read.bytes, null);
+  return planned;
+}
+
+/** Summarises the log up to `bytes` and writes its checkpoint; a failure only leaves no (new) checkpoint. */
+async function store(
+  input: CheckpointPlanInput,
+  note: (message: string) => void,
+  whole: OutlinePlan,
+  wholeReadDiagnostics: number,
+  view: ChainView,
+  cut: { k: number; line: number },
+  window: Buffer,
+  windowStart: number,
+  bytes: number,
+  bloom: UuidBloom | null,
+): Promise<void> {
+  const { slot } = input;
+  try {
+    const windowOutline = await outlineReader.readBytes(window, slot.readOptions);
+    const made = summarize({
+      whole,
+      wholeReadDiagnostics,
+      view,
+      cut,
+      windowOutline,
+      windowStart,
+      bloom,
+      plan: planner(input, () => undefined),
+      planAlone: (outline) => planFromOutline(outline, input.build, input.options, input.activeWriter, alone)!,
+    });
+    if (made === null) {
+      note('no checkpoint: this log cannot be summarised before its last model entry');
+      return;
+    }
+    const identified = await identifyLog(slot.path, bytes, windowStart);
+    if (identified === null || !identified.window.equals(window)) {
+      note('no checkpoint: the log changed while it was read');
+      return;
+    }
+    await writeCheckpoint(slot.cacheFile, identified.identity, made.summary, made.bloom);
+  } catch (error) {
+    note(`no checkpoint written (${(error as Error).message})`);
+  }
+}
