@@ -27,6 +27,7 @@ import { ensureSession, type GeneratedSession, type SessionSpec } from './genera
 import { ensureQwenSession, type QwenSession } from './qwen-session.js';
 import { findQwenCode, qwenCodeTiming } from './qwen-code.js';
 import { planManyCalls, readManyFragments, type ScalingFigure } from './worst-cases.js';
+import { clearCheckpoints, measureAppend, measureWarm, type AppendFigures, type SpawnRecovery, type WarmFigures } from './warm-resume.js';
 import { sessionLogPath } from '../src/session/session-paths.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -75,6 +76,8 @@ const TARGET = {
    * quadratic. The margin above 10 absorbs GC and cache effects on a shared machine.
    */
   worstCaseScaling: 20,
+  /** Plan checkpoints: a warm resume of a 100k- and a 1M-record session against one of a 10-record session. */
+  warmResume: 1.2,
   /**
    * Issue 11, on the Qwen-format sessions: spawn -> system/recovery against the floor
    * process (64 KiB blocks, JSON.parse every line, keep nothing) at 100k records, or 10x
@@ -283,6 +286,8 @@ async function measureFile(session: GeneratedSession, withCli: boolean, env: { h
     for (const step of pair) await step();
     if (withRead) stats.read.push(await runChild('read', session.path));
     if (withCli) {
+      // Cold: no plan checkpoint from an earlier repetition.
+      clearCheckpoints(env.home);
       stats.cli.push(
         await timeSpawn([mendBin, '--resume', session.path, '-o', 'stream-json'], {
           cwd: env.project,
@@ -525,10 +530,11 @@ async function measureQwen(session: QwenSession, reps: number, env: { home: stri
   for (let rep = 0; rep < reps; rep++) {
     const steps: Array<() => Promise<void>> = [
       async () => void figures.floor.push(await timeSpawn([floorProcessJs, session.path], { match: (l) => 'lines' in l })),
-      async () =>
-        void figures.mend.push(
-          await timeSpawn([mendBin, '--resume', session.path, '-o', 'stream-json'], { cwd: env.project, env: mendEnv, match: isRecovery }),
-        ),
+      async () => {
+        // Cold: no plan checkpoint from an earlier repetition (the resume writes one, as a first read does).
+        clearCheckpoints(env.home);
+        figures.mend.push(await timeSpawn([mendBin, '--resume', session.path, '-o', 'stream-json'], { cwd: env.project, env: mendEnv, match: isRecovery }));
+      },
       async () => void figures.index.push(await timeSpawn([indexProcessJs, session.path], { match: (l) => 'entries' in l })),
     ];
     if (qwen) {
@@ -550,6 +556,7 @@ async function measureQwen(session: QwenSession, reps: number, env: { home: stri
     if (!smallHeap) {
       // The other choice of outline-env.ts's rule, for the machine at hand (info: the CLI
       // uses the worker by default only with four CPUs or more).
+      steps.push(async () => clearCheckpoints(env.home));
       steps.push(
         async () =>
           void figures.mendTwoThreads.push(
@@ -572,6 +579,7 @@ async function measureQwen(session: QwenSession, reps: number, env: { home: stri
   }
   process.stderr.write('\n');
   if (smallHeap) {
+    clearCheckpoints(env.home);
     try {
       const t = await timeSpawn([`--max-old-space-size=${SMALL_HEAP_MB}`, mendBin, '--resume', session.path, '-o', 'stream-json'], {
         cwd: env.project,
@@ -718,6 +726,19 @@ async function qwenFormat(env: { home: string; project: string }): Promise<void>
   );
   log('qwen-format 100k');
   const smallFigures = await measureQwen(small, Math.max(REPS, 5), env, false);
+  const tiny = ensureQwenSession(join(benchDir, 'qwen-10'), 'qwen-10', 10, 7);
+  const warmReps = Math.max(REPS, 9);
+  log('warm resume: 10 and 100k records (plan checkpoints on and off)');
+  const warm = await measureWarm([tiny, small], warmReps, env.home, spawnRecovery(env));
+  log('resume after an appended turn, and cold (100k records)');
+  const appendDir = mkdtempSync(join(tmpdir(), 'mend-bench-append-'));
+  let append: AppendFigures;
+  try {
+    append = await measureAppend(small, warmReps, env.home, appendDir, spawnRecovery(env));
+  } finally {
+    rmSync(appendDir, { recursive: true, force: true });
+  }
+  let warmLarge: WarmFigures | null = null;
   let largeFigures: QwenFigures | null = null;
   if (LARGE) {
     // 865 MB: generated into the temp directory, measured, deleted.
@@ -728,12 +749,62 @@ async function qwenFormat(env: { home: string; project: string }): Promise<void>
       log(`generated ${large.path}: ${fmt(large.bytes / MB, 1)} MB (${ms(performance.now() - t1)})`);
       log('qwen-format 1M');
       largeFigures = await measureQwen(large, 3, env, true);
+      log('warm resume: 10 and 1M records (plan checkpoints on and off)');
+      warmLarge = await measureWarm([tiny, large], 5, env.home, spawnRecovery(env));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }
   reportQwen(smallFigures, largeFigures);
+  reportWarm(warm, small.records);
+  if (warmLarge) reportWarm(warmLarge, 1_000_000);
+  reportAppend(append);
   raw['qwenFormat'] = { small: smallFigures, large: largeFigures, qwenCode: qwen };
+  raw['warmResume'] = { warm, warmLarge, append };
+}
+
+function spawnRecovery(env: { project: string }): SpawnRecovery {
+  return (path, processEnv) =>
+    timeSpawn([mendBin, '--resume', path, '-o', 'stream-json'], {
+      cwd: env.project,
+      env: processEnv,
+      match: (l) => l['type'] === 'system' && l['subtype'] === 'recovery',
+    });
+}
+
+/** Warm resume of the large session against the 10-record one, checkpoints on (target) and off (before). */
+function reportWarm(f: WarmFigures, records: number): void {
+  const [tinyOn, bigOn] = f.on as [number[], number[]];
+  const [tinyOff, bigOff] = f.off as [number[], number[]];
+  const label = `${records.toLocaleString('en')} rec`;
+  addRow({
+    section: 'warm resume',
+    name: `${label}: spawn -> system/recovery, warm (${bigOn.length} runs)`,
+    value: `${ms(median(bigOn))} (checkpoints off: ${ms(median(bigOff))}, x${fmt(pairedRatio(bigOff, tinyOff))} of 10 rec)`,
+    baseline: `10 rec warm ${ms(median(tinyOn))} (off: ${ms(median(tinyOff))})`,
+    wall: pairedRatio(bigOn, tinyOn),
+    cpu: null,
+    target: TARGET.warmResume,
+  });
+}
+
+function reportAppend(f: AppendFigures): void {
+  addRow({
+    section: 'warm resume',
+    name: `100k rec: resume after a turn was appended (${f.on.length} runs)`,
+    value: `${ms(median(f.on))}`,
+    baseline: `checkpoints off ${ms(median(f.off))}`,
+    wall: pairedRatio(f.on, f.off),
+    cpu: null,
+  });
+  addRow({
+    section: 'warm resume',
+    name: `100k rec: cold resume that writes the checkpoint (${f.coldOn.length} runs)`,
+    value: `${ms(median(f.coldOn))}`,
+    baseline: `checkpoints off ${ms(median(f.coldOff))}`,
+    wall: pairedRatio(f.coldOn, f.coldOff),
+    cpu: null,
+  });
 }
 
 /** Linear, not quadratic: 10x more calls (fragments) costs about 10x the time, measured in this run. */

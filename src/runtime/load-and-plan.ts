@@ -15,7 +15,7 @@ import type { SessionRef, SessionStore } from '../store/session-store.js';
 import { buildPlanForSession } from '../recovery/build-plan.js';
 import { buildConversation, type BuildOptions } from '../session/conversation-loader.js';
 import { planFromOutline, type OutlinePlan } from './outline-plan.js';
-import { planWithCheckpoint } from './checkpoint/plan-checkpoints.js';
+import { planWithCheckpoint, refreshCheckpoint } from './checkpoint/plan-checkpoints.js';
 import type { SessionOutline } from '../session/outline/history-reader.js';
 import type { RuntimeDeps } from './runtime-types.js';
 
@@ -64,6 +64,19 @@ export async function loadPlanHead(store: SessionStore, ref: SessionRef, allowAu
   const origin = originOfOutline(outline);
   if (origin) planned.loaded.conversation.origin = origin;
   return planned;
+}
+
+/** Largest log a refresh reads whole to make its first checkpoint (a new session's). */
+const REFRESH_FULL_PASS_BYTES = 2 * 1024 * 1024;
+
+/**
+ * Brings the plan checkpoint of the session's log up to date (after a turn appended to it);
+ * nothing when the store keeps none. Never throws.
+ */
+export async function refreshPlanCheckpoint(store: SessionStore, ref: SessionRef): Promise<void> {
+  const slot = store.checkpointSlot?.(ref) ?? null;
+  if (slot === null) return;
+  await refreshCheckpoint({ slot, build: buildOptionsFor(ref), options: {}, activeWriter: null, originOf: originOfOutline }, REFRESH_FULL_PASS_BYTES);
 }
 
 function originOfOutline(outline: SessionOutline): SessionOrigin | undefined {

@@ -213,12 +213,14 @@ function apply(path: string, mutation: Mutation, backup: Buffer): void {
       const file = checkpointFile();
       if (file === '') return;
       const ckpt = readFileSync(file);
+      if (ckpt.length === 0) return;
       if (mutation.type === 'checkpoint_torn') writeFileSync(file, ckpt.subarray(0, mutation.at % ckpt.length));
       else if (mutation.type === 'checkpoint_version') {
         ckpt.writeUInt32LE(99, 8);
         writeFileSync(file, ckpt);
       } else {
-        ckpt[mutation.at % ckpt.length] ^= 0x5a;
+        const at = mutation.at % ckpt.length;
+        ckpt[at] = ckpt[at]! ^ 0x5a;
         writeFileSync(file, ckpt);
       }
       return;

@@ -15,6 +15,7 @@
  * appended in a way the window cannot join) is a full pass with a note. The switch:
  * MEND_CHECKPOINTS=0 (read in src/cli), which gives the store no checkpoint slots.
  */
+import { stat } from 'node:fs/promises';
 import type { SessionOrigin } from '../../session/conversation.js';
 import type { BuildOptions, LoadedChain } from '../../session/conversation-loader.js';
 import { outlineReader, type SessionOutline } from '../../session/outline/history-reader.js';
@@ -47,6 +48,24 @@ export async function planWithCheckpoint(input: CheckpointPlanInput): Promise<Ou
     if (warm !== null) return warm;
   } else if ('damaged' in read) note(`not used (${read.damaged}); reading the whole log`);
   return fullPass(input, note);
+}
+
+/**
+ * Brings the log's checkpoint up to date after a turn appended to it (SessionRuntime, off
+ * the turn's path): through the current checkpoint when one matches, else by a full pass
+ * only for a log of at most `fullPassBytes` (a new session gets its checkpoint early; a
+ * long log without one waits for the next read). Never throws: it is a cache.
+ */
+export async function refreshCheckpoint(input: CheckpointPlanInput, fullPassBytes: number): Promise<void> {
+  const { slot } = input;
+  const note = (message: string): void => slot.note?.(`plan checkpoint of ${slot.path}: ${message}`);
+  try {
+    const read = await readCheckpointHeader(slot.cacheFile);
+    if ('header' in read && (await fromCheckpoint(input, read.header, note)) !== null) return;
+    if ((await stat(slot.path)).size <= fullPassBytes) await fullPass(input, note);
+  } catch (error) {
+    note(`not refreshed (${(error as Error).message})`);
+  }
 }
 
 /** A plan over the outline that also hands over the chain it was built on. */
