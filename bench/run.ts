@@ -18,7 +18,7 @@
  * See docs/performance.md for the method, the targets and the latest figures.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -38,6 +38,7 @@ const traceRegister = join(here, 'trace-register.js');
 const mendBin = join(root, 'bin', 'mend.js');
 const floorProcessJs = join(here, 'floor-process.js');
 const indexProcessJs = join(here, 'index-process.js');
+const turnProcessJs = join(here, 'turn-process.js');
 const MB = 2 ** 20;
 
 // ---- options ------------------------------------------------------------------------------
@@ -78,6 +79,8 @@ const TARGET = {
   worstCaseScaling: 20,
   /** Plan checkpoints: a warm resume of a 100k- and a 1M-record session against one of a 10-record session. */
   warmResume: 1.2,
+  /** Plan checkpoints: a turn whose end refreshes the checkpoint, against one with checkpoints off. */
+  turnWithCheckpoint: 1.05,
   /**
    * Issue 11, on the Qwen-format sessions: spawn -> system/recovery against the floor
    * process (64 KiB blocks, JSON.parse every line, keep nothing) at 100k records, or 10x
@@ -738,6 +741,8 @@ async function qwenFormat(env: { home: string; project: string }): Promise<void>
   } finally {
     rmSync(appendDir, { recursive: true, force: true });
   }
+  log('turns on the 100k-record session, plan checkpoints refreshed after each turn and off');
+  const turns = await measureTurns(small, env.home);
   let warmLarge: WarmFigures | null = null;
   let largeFigures: QwenFigures | null = null;
   if (LARGE) {
@@ -759,8 +764,47 @@ async function qwenFormat(env: { home: string; project: string }): Promise<void>
   reportWarm(warm, small.records);
   if (warmLarge) reportWarm(warmLarge, 1_000_000);
   reportAppend(append);
+  addRow({
+    section: 'warm resume',
+    name: `100k rec: a turn with the checkpoint refreshed after it (${turns.on.length} processes x ${TURNS_PER_PROCESS} turns)`,
+    value: `${ms(median(turns.on))} a turn (median per process)`,
+    baseline: `checkpoints off ${ms(median(turns.off))}`,
+    wall: pairedRatio(turns.on, turns.off),
+    cpu: null,
+    target: TARGET.turnWithCheckpoint,
+  });
   raw['qwenFormat'] = { small: smallFigures, large: largeFigures, qwenCode: qwen };
-  raw['warmResume'] = { warm, warmLarge, append };
+  raw['warmResume'] = { warm, warmLarge, append, turns };
+}
+
+const TURNS_PER_PROCESS = 20;
+
+/**
+ * Turns on a copy of the session (bench/turn-process.ts), one process with plan checkpoints
+ * on, one with them off, in alternating order; each process's median turn (its first two
+ * turns left out: the history is loaded then).
+ */
+async function measureTurns(session: QwenSession, home: string): Promise<{ on: number[]; off: number[] }> {
+  const dir = mkdtempSync(join(tmpdir(), 'mend-bench-turns-'));
+  const path = join(dir, `${session.sessionId}.jsonl`);
+  const out = { on: [] as number[], off: [] as number[] };
+  try {
+    copyFileSync(session.path, path);
+    clearCheckpoints(home);
+    for (let rep = 0; rep < Math.max(REPS, 5); rep++) {
+      const modes: Array<'on' | 'off'> = rep % 2 === 0 ? ['on', 'off'] : ['off', 'on'];
+      for (const mode of modes) {
+        const t = await timeSpawn([turnProcessJs, path, mode, String(TURNS_PER_PROCESS + 2), home], { match: (l) => 'ms' in l });
+        const turnMs = (t.line?.['ms'] as number[]).slice(2);
+        out[mode].push(median(turnMs));
+      }
+      process.stderr.write('.');
+    }
+    process.stderr.write('\n');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return out;
 }
 
 function spawnRecovery(env: { project: string }): SpawnRecovery {

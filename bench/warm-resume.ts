@@ -94,7 +94,10 @@ export async function measureAppend(session: QwenSession, reps: number, home: st
       };
       const id = `bench_call_${n}`;
       push({ type: 'user', message: { role: 'user', parts: [{ text: `one more thing ${n}` }] } });
-      push({ type: 'assistant', message: { role: 'model', parts: [{ text: 'Reading.' }, { functionCall: { id, name: 'read_file', args: { absolute_path: '/tmp/x' } } }] } });
+      push({
+        type: 'assistant',
+        message: { role: 'model', parts: [{ text: 'Reading.' }, { functionCall: { id, name: 'read_file', args: { absolute_path: '/tmp/x' } } }] },
+      });
       push({ type: 'tool_result', message: { role: 'user', parts: [{ functionResponse: { id, name: 'read_file', response: { output: 'x' } } }] } });
       n++;
       appendFileSync(path, records.map((r) => `${JSON.stringify(r)}\n`).join(''));

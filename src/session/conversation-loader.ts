@@ -65,6 +65,12 @@ export interface RecordSource {
   lastLine(i: number): number;
   /** The line of the record's first piece. */
   firstLine(i: number): number;
+  /**
+   * Optional: record i's uuid as four 32-bit words in `out` (the outline wing's
+   * uuidToWords) without making its string, where the source keeps it that way; false
+   * when the uuid is not a canonical one (then `uuid(i)`).
+   */
+  uuidWords?(i: number, out: Uint32Array): boolean;
   type(i: number): RecordType;
   /** A `chat_compression` system record (its payload is read through `full`). */
   isCompression(i: number): boolean;

@@ -7,16 +7,32 @@
  * torn, garbled or of another version) and read again, twice: each plan must equal the
  * plain pass's. The checkpoint must also actually be used: most appends are read through it.
  */
-import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { settledCheckpointWrites } from '../../src/runtime/checkpoint/plan-checkpoints.js';
+import { readCheckpointHeader } from '../../src/runtime/checkpoint/checkpoint-file.js';
 import { loadPlanHead } from '../../src/runtime/load-and-plan.js';
+import { SessionRuntime } from '../../src/runtime/session-runtime.js';
 import type { ChatRecord, Part } from '../../src/session/records.js';
 import { JsonlSessionStore } from '../../src/store/jsonl/jsonl-store.js';
 import type { ProjectScope } from '../../src/store/session-store.js';
 import { garbageLineArb, sessionRecordsArb } from '../support/arbitraries.js';
+import { defaultSettings, runtimeFixture } from '../support/runtime.js';
 
 const SESSION = '11111111-2222-4333-8444-555555555555';
 const OTHER = '99999999-2222-4333-8444-555555555555';
@@ -231,6 +247,7 @@ function apply(path: string, mutation: Mutation, backup: Buffer): void {
 async function planBoth(path: string, allowAutoContinue: boolean, activeWriter: typeof writer | null): Promise<void> {
   const expected = await loadPlanHead(plain, await plain.resolve(scope, path), allowAutoContinue, activeWriter);
   const got = await loadPlanHead(withCheckpoints, await withCheckpoints.resolve(scope, path), allowAutoContinue, activeWriter);
+  await settledCheckpointWrites();
   expect(JSON.parse(JSON.stringify(got))).toEqual(JSON.parse(JSON.stringify(expected)));
 }
 
@@ -238,7 +255,6 @@ describe('plan checkpoints', () => {
   it("give the plain pass's plan however the log and the checkpoint change between reads", async () => {
     let warmReads = 0;
     let appendReads = 0;
-    const noteKinds: Record<string, number> = {};
     await fc.assert(
       fc.asyncProperty(
         baseArb,
@@ -256,7 +272,6 @@ describe('plan checkpoints', () => {
           await planBoth(path, allowAutoContinue, activeWriter);
           for (const mutation of mutations) {
             apply(path, mutation, bytes);
-            for (const n of notes) noteKinds[n.replace(/^.*?: /, '').slice(0, 60)] = (noteKinds[n.replace(/^.*?: /, '').slice(0, 60)] ?? 0) + 1;
             notes.length = 0;
             const had = checkpointFile() !== '';
             await planBoth(path, allowAutoContinue, activeWriter);
@@ -272,9 +287,32 @@ describe('plan checkpoints', () => {
       ),
       { numRuns: Number(process.env.CHECKPOINT_RUNS ?? 250) },
     );
-    console.log('COUNTS', appendReads, warmReads, JSON.stringify(noteKinds));
     // The checkpoint is used: most of mend's own appends are read through it.
     expect(appendReads).toBeGreaterThan(20);
     expect(warmReads).toBeGreaterThan(appendReads / 2);
   }, 240_000);
+
+  it('a runtime refreshes the checkpoint after each turn, off the turn; the next resume reads through it', async () => {
+    const fx = runtimeFixture([{ text: 'one' }, { text: 'two' }, { text: 'three' }]);
+    const runtimeNotes: string[] = [];
+    const store = new JsonlSessionStore({ home: fx.home, checkpoints: { note: (m) => runtimeNotes.push(m) } });
+    fx.deps.store = store;
+    const runtime = await SessionRuntime.open(fx.deps, { target: { type: 'new' }, access: 'write', settings: defaultSettings });
+    for (const text of ['a', 'b', 'c']) expect(await runtime.prompt([{ text }])).toMatchObject({ status: 'success' });
+    await runtime.close();
+    const log = join(fx.chats, `${runtime.sessionId}.jsonl`);
+    const slot = store.checkpointSlot(await store.resolve(fx.deps.scope, log))!;
+    const read = await readCheckpointHeader(slot.cacheFile);
+    // The checkpoint describes the log as the last turn left it.
+    expect('header' in read && read.header.log.bytes).toBe(statSync(log).size);
+    const ref = await store.resolve(fx.deps.scope, log);
+    const got = await loadPlanHead(store, ref, false, null);
+    const expected = await loadPlanHead(plain, await plain.resolve(fx.deps.scope, log), false, null);
+    expect(plainValue(got)).toEqual(plainValue(expected));
+    expect(runtimeNotes).toEqual([]);
+  });
 });
+
+function plainValue(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value));
+}

@@ -17,7 +17,7 @@ import type { PrefixSummary } from './prefix-summary.js';
 import { UuidBloom } from './uuid-bloom.js';
 
 /** Bump when anything about what a checkpoint holds or means changes: older ones are then ignored. */
-export const CHECKPOINT_VERSION = 1;
+export const CHECKPOINT_VERSION = 2;
 const MAGIC = Buffer.from('mendckpt', 'latin1');
 const FIXED = MAGIC.length + 12;
 

@@ -38,16 +38,37 @@ export interface CheckpointPlanInput {
   originOf: (outline: SessionOutline) => SessionOrigin | undefined;
 }
 
-/** What a plan over a log gives, through its checkpoint when one matches; writes the checkpoint when it was not current. */
+/**
+ * What a plan over a log gives, through its checkpoint when one matches. A checkpoint that
+ * was not current is written after the plan is handed back (the next macrotask: a process
+ * that ends naturally still writes it; settledCheckpointWrites waits for it).
+ */
 export async function planWithCheckpoint(input: CheckpointPlanInput): Promise<OutlinePlan> {
   const { slot } = input;
   const note = (message: string): void => slot.note?.(`plan checkpoint of ${slot.path}: ${message}`);
   const read = await readCheckpointHeader(slot.cacheFile);
   if ('header' in read) {
-    const warm = await fromCheckpoint(input, read.header, note);
+    const warm = await fromCheckpoint(input, read.header, note, later);
     if (warm !== null) return warm;
   } else if ('damaged' in read) note(`not used (${read.damaged}); reading the whole log`);
-  return fullPass(input, note);
+  return fullPass(input, note, later);
+}
+
+/** How a checkpoint write is run: now (awaited) or after the plan is handed back. */
+type Writing = (write: () => Promise<void>) => Promise<void>;
+
+const pending = new Set<Promise<void>>();
+const now: Writing = (write) => write();
+const later: Writing = (write) => {
+  const done = new Promise<void>((resolve) => setImmediate(resolve)).then(write);
+  pending.add(done);
+  void done.finally(() => pending.delete(done));
+  return Promise.resolve();
+};
+
+/** Resolves once every checkpoint write started so far has ended (written or not). */
+export async function settledCheckpointWrites(): Promise<void> {
+  while (pending.size > 0) await Promise.allSettled([...pending]);
 }
 
 /**
@@ -61,8 +82,8 @@ export async function refreshCheckpoint(input: CheckpointPlanInput, fullPassByte
   const note = (message: string): void => slot.note?.(`plan checkpoint of ${slot.path}: ${message}`);
   try {
     const read = await readCheckpointHeader(slot.cacheFile);
-    if ('header' in read && (await fromCheckpoint(input, read.header, note)) !== null) return;
-    if ((await stat(slot.path)).size <= fullPassBytes) await fullPass(input, note);
+    if ('header' in read && (await fromCheckpoint(input, read.header, note, now)) !== null) return;
+    if ((await stat(slot.path)).size <= fullPassBytes) await fullPass(input, note, now);
   } catch (error) {
     note(`not refreshed (${(error as Error).message})`);
   }
@@ -80,7 +101,12 @@ function planner(input: CheckpointPlanInput, seen: (chain: LoadedChain) => void)
 /** A join that changes nothing: the log is its own window. */
 const alone: PrefixJoin = (window) => ({ loaded: window.loaded, before: { repairs: [], entries: 0 }, cwd: null });
 
-async function fromCheckpoint(input: CheckpointPlanInput, header: CheckpointHeader, note: (message: string) => void): Promise<OutlinePlan | null> {
+async function fromCheckpoint(
+  input: CheckpointPlanInput,
+  header: CheckpointHeader,
+  note: (message: string) => void,
+  writing: Writing,
+): Promise<OutlinePlan | null> {
   const { slot } = input;
   const summary = header.summary;
   const opened = await openIdentified(slot.path, header.log);
@@ -114,13 +140,15 @@ async function fromCheckpoint(input: CheckpointPlanInput, header: CheckpointHead
     if (cut !== null && offset >= 0) {
       const windowStart = summary.windowStart + offset;
       const next = window.subarray(offset, opened.size - summary.windowStart);
-      await store(input, note, planned.plan, wholeReadDiagnostics, view, cut, next, windowStart, opened.size, bloom);
+      // As handed back now: the caller owns the plan and may change it before the write runs.
+      const plan = snapshot(planned.plan);
+      await writing(() => store(input, note, plan, wholeReadDiagnostics, view, cut, next, windowStart, opened.size, bloom));
     }
   }
   return planned.plan;
 }
 
-async function fullPass(input: CheckpointPlanInput, note: (message: string) => void): Promise<OutlinePlan> {
+async function fullPass(input: CheckpointPlanInput, note: (message: string) => void, writing: Writing): Promise<OutlinePlan> {
   const { slot } = input;
   const outline = await outlineReader.read(slot.path, slot.readOptions);
   const seen: { chain: LoadedChain | null } = { chain: null };
@@ -133,9 +161,13 @@ async function fullPass(input: CheckpointPlanInput, note: (message: string) => v
   if (cut === null) return planned;
   const read = outline.read;
   const newlines = read.endsWithNewline ? read.lines : Math.max(0, read.lines - 1);
-  const window = await bytesFromLine(slot.path, read.bytes, newlines, cut.line).catch(() => null);
-  if (window === null) return planned;
-  await store(input, note, planned, read.diagnostics.length, view, cut, window.bytes, window.start, read.bytes, null);
+  // As handed back now: the caller owns the plan and may change it before the write runs.
+  const whole = snapshot(planned);
+  const write = async (): Promise<void> => {
+    const window = await bytesFromLine(slot.path, read.bytes, newlines, cut.line).catch(() => null);
+    if (window !== null) await store(input, note, whole, read.diagnostics.length, view, cut, window.bytes, window.start, read.bytes, null);
+  };
+  await writing(write);
   return planned;
 }
 
@@ -179,4 +211,8 @@ async function store(
   } catch (error) {
     note(`no checkpoint written (${(error as Error).message})`);
   }
+}
+
+function snapshot<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
 }

@@ -108,7 +108,7 @@ function joinRefusal(window: LoadedChain, source: SessionOutline['source'], outl
       return 'a cycle or a compression in the window';
   }
   if (bloom !== null) {
-    for (let i = 0; i < source.count; i++) if (bloom.mayHave(source.uuid(i))) return 'a record of the window may reuse a uuid of the prefix';
+    for (let i = 0; i < source.count; i++) if (bloom.mayHave(source, i)) return 'a record of the window may reuse a uuid of the prefix';
   }
   return '';
 }
@@ -200,7 +200,7 @@ export function summarize(input: SummarizeInput): { summary: PrefixSummary; bloo
     bloom = input.bloom.copy();
     if (bloom.count + source.count > bloom.capacity) return null;
   }
-  for (let i = 0; i < source.count; i++) if (source.firstLine(i) + view.lineShift < cut.line) bloom.add(source.uuid(i));
+  for (let i = 0; i < source.count; i++) if (source.firstLine(i) + view.lineShift < cut.line) bloom.add(source, i);
   if (bloom.count !== summary.records) return null;
 
   // As it will be read back, then checked: joined to its window it gives the whole plan.

@@ -5,6 +5,8 @@
  * few that are not (then the log is read whole: a false positive costs time, never
  * correctness). About 20 bits per uuid at capacity, 7 probes: ~0.03% false positives.
  */
+import { uuidToWords } from '../../session/outline/history-reader.js';
+
 const BITS_PER_UUID = 20;
 const PROBES = 7;
 
@@ -30,25 +32,62 @@ export class UuidBloom {
     return new UuidBloom(this.bits.slice(), this.capacity, this.count);
   }
 
-  add(uuid: string): void {
+  /** Adds record i's uuid. */
+  add(source: UuidSource, i: number): void {
+    keyOf(source, i);
     const m = this.bits.length * 8;
-    const [h1, h2] = hashes(uuid);
-    for (let i = 0; i < PROBES; i++) {
-      const bit = (h1 + i * h2) % m;
+    for (let p = 0; p < PROBES; p++) {
+      const bit = (KEY[0]! + p * KEY[1]!) % m;
       this.bits[bit >>> 3]! |= 1 << (bit & 7);
     }
     this.count++;
   }
 
-  mayHave(uuid: string): boolean {
+  /** Whether record i's uuid may be in the set. */
+  mayHave(source: UuidSource, i: number): boolean {
+    keyOf(source, i);
     const m = this.bits.length * 8;
-    const [h1, h2] = hashes(uuid);
-    for (let i = 0; i < PROBES; i++) {
-      const bit = (h1 + i * h2) % m;
+    for (let p = 0; p < PROBES; p++) {
+      const bit = (KEY[0]! + p * KEY[1]!) % m;
       if ((this.bits[bit >>> 3]! & (1 << (bit & 7))) === 0) return false;
     }
     return true;
   }
+}
+
+/** What the filter reads of a record source: uuids, as words where the source has them so (no string made). */
+export interface UuidSource {
+  uuid(i: number): string;
+  uuidWords?(i: number, out: Uint32Array): boolean;
+}
+
+const WORDS = new Uint32Array(4);
+/** The two hashes of the last key made (the second odd). */
+const KEY = new Uint32Array(2);
+
+/**
+ * Two 32-bit hashes of a uuid: of its four words for a canonical uuid (however it is
+ * held, so a string and its words give the same key), of its characters otherwise.
+ */
+function keyOf(source: UuidSource, i: number): void {
+  if (source.uuidWords?.(i, WORDS) === true || uuidToWords(source.uuid(i), WORDS, 0)) {
+    KEY[0] = fmix(WORDS[0]! ^ Math.imul(WORDS[2]!, 0x9e3779b1));
+    KEY[1] = fmix(WORDS[1]! ^ Math.imul(WORDS[3]!, 0x85ebca77) ^ 0x27d4eb2f) | 1;
+    return;
+  }
+  const [a, b] = hashes(source.uuid(i));
+  KEY[0] = a;
+  KEY[1] = b;
+}
+
+/** MurmurHash3's finalizer: every input bit reaches every output bit. */
+function fmix(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
 }
 
 /** Two independent 32-bit hashes of the string (FNV-1a with two offsets), the second odd. */
