@@ -1,5 +1,5 @@
 /**
- * Two states the design does not name (issue 9): a session another process is
+ * Two causes beside a crash and an abort: a session another process is
  * writing is `running`, not crashed; a run that ended with a known error is
  * `failed`. Through the built CLI.
  */
