@@ -341,7 +341,8 @@ export function createApp(deps: AppDeps): Hono {
     const request = await body(c, ApprovalModeBodySchema);
     const previous = session.runtime.settings.approvalMode;
     const mode = approvalModeOf(request.mode, previous);
-    session.runtime.setApprovalMode(mode);
+    // Answered once the change is recorded (a record that fails is a warning on the session, not an error here).
+    await session.runtime.setApprovalMode(mode);
     return c.json({ sessionId: session.sessionId, mode, previous, persisted: false });
   });
 
