@@ -146,7 +146,7 @@ describe('MCP servers of daemon sessions (mend serve)', () => {
       [{ odd: { type: 'websocket', url: 'ws://x' } }, 'odd'],
       [{ host: { type: 'sdk', name: 'host' } }, 'host'],
       [{ typed: { command: 5 } }, 'typed'],
-      [{ 'a__b': { command: 'node' } }, 'a__b'],
+      [{ a__b: { command: 'node' } }, 'a__b'],
     ];
     for (const [mcpServers, server] of cases) {
       const sessionId = randomUUID();
