@@ -11,7 +11,8 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DaemonClient } from '@qwen-code/sdk/daemon';
 import { afterAll, describe, expect, it } from 'vitest';
-import { API_KEY, cleanupSandboxes, makeSandbox, waitFor } from '../support/cli.js';
+import { API_KEY, cleanupSandboxes, makeSandbox, waitFor, writeScript } from '../support/cli.js';
+import { connect, type SDKMessage } from '../../src/sdk/index.js';
 import { alive, readCallLog, STDIO_SERVER, stdioConfig } from '../support/mcp.js';
 import { startOpenAIServer, textReply, toolCallReply, type ChatRequestBody } from '../support/openai-server.js';
 import { call, startDaemon, stopAllDaemons } from '../frontends/daemon/helpers.js';
@@ -136,6 +137,33 @@ describe('MCP servers of daemon sessions (mend serve)', () => {
       await model.close();
     }
   }, 120_000);
+
+  it("mend's daemon-backed SDK: query({options: {mcpServers}}) starts them in the daemon; canUseTool answers the MCP tool's approval", async () => {
+    const sb = makeSandbox('mcp-daemon-sdk');
+    const calls = join(sb.scratch, 'calls.log');
+    const script = writeScript(sb, [{ toolCalls: [{ id: 'l1', name: 'mcp__fx__lookup', args: { key: 'k' } }] }, { text: 'looked up' }]);
+    const daemon = await startDaemon(sb, { args: ['--scripted-responses', script] });
+    const asked: string[] = [];
+    const q = connect({ url: daemon.url }).query({
+      prompt: 'look k up',
+      options: {
+        mcpServers: { fx: stdioConfig('fx', calls) },
+        canUseTool: async (name) => {
+          asked.push(name);
+          return { behavior: 'allow' };
+        },
+      },
+    });
+    const seen: SDKMessage[] = [];
+    for await (const m of q) seen.push(m);
+    const init = seen.find((m) => m.type === 'system' && m.subtype === 'init') as unknown as { mcp_servers: ServerStatus[]; tools: string[] };
+    expect(init.mcp_servers.map((s) => s.name)).toEqual(['fx']);
+    expect(init.mcp_servers[0]!.status).not.toBe('failed');
+    expect(asked).toEqual(['mcp__fx__lookup']);
+    expect(seen.at(-1)).toMatchObject({ type: 'result', subtype: 'success', result: 'looked up' });
+    expect(readCallLog(calls).map((c) => `${c.server}/${c.tool}`)).toEqual(['fx/lookup']);
+    expect((await daemon.stop()).exitCode).toBe(0);
+  }, 60_000);
 
   it('a bad mcpServers entry is refused with 400 invalid_mcp_config naming the server, and nothing opens', async () => {
     const sb = makeSandbox('mcp-daemon-bad');
