@@ -1,6 +1,8 @@
 /**
- * The SessionRecoveryPlan of the design (section 2), plus mend's additions:
- * diagnostics, leafUuid, cause and previousAttempts.
+ * The SessionRecoveryPlan: the one value recovery decides for a session's tail (its kind,
+ * the history as recorded and as safe to send, the repairs, whether and how it may
+ * continue, the notice), plus mend's additions: diagnostics, leafUuid, cause and
+ * previousAttempts.
  */
 import type { ActiveWriter } from '../session/active-writer.js';
 import type { ConversationRecord, HistoryGap, LoadDiagnostic } from '../session/conversation.js';

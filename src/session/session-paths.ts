@@ -1,6 +1,6 @@
 /**
  * Where session logs live: `<home>/projects/<sanitized project root>/chats/<sessionId>.jsonl`,
- * the layout Qwen Code uses (compat.md section 1), so a Qwen home works as ours.
+ * the layout Qwen Code uses, so a Qwen home works as ours.
  */
 import { lstat, open, readdir, stat } from 'node:fs/promises';
 import { realpathSync } from 'node:fs';

@@ -11,6 +11,7 @@
  */
 import { closeSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import type * as WorkerThreads from 'node:worker_threads';
 import type { Worker } from 'node:worker_threads';
 import { DEFAULT_BLOCK_SIZE, lineStartFrom, readLineBlocksFrom } from '../line-blocks.js';
 import { ChunkClaims } from './outline-chunks.js';
@@ -78,7 +79,7 @@ export function readsInParallel(size: number, parallel: OutlineParallel | false 
 // worker_threads is loaded when a worker starts, not with this module: it cost 4-7 ms of
 // every start-up, where most resumes read a small log on one thread (issue 11).
 const defaultSpawn = (job: WorkerJob): Worker => {
-  const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
+  const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof WorkerThreads;
   return new Worker(new URL('./outline-worker.js', import.meta.url), { workerData: job });
 };
 
