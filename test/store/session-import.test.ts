@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isMendError, MendError } from '../../src/errors.js';
+import { isMendError, type MendError } from '../../src/errors.js';
 import { readSessionBytes } from '../../src/session/log-reader.js';
 import { JsonlSessionStore } from '../../src/store/jsonl/jsonl-store.js';
 import { exportSession, importSession } from '../../src/store/session-transfer.js';
