@@ -4,7 +4,7 @@
  * the front of the file while a worker (outline-worker.ts) reads chunks from the back
  * (outline-chunks.ts); the worker's passes are appended after the main thread's in file
  * order. Every line is still parsed and checked exactly once, by the same code, and the
- * result is the one a single pass gives (test/session/outline/outline-parallel.test.ts).
+ * result is the one a single pass gives (test/session/outline/outline-parallel.e2e.test.ts).
  *
  * A worker that cannot start or fails costs nothing but its time: the main thread then
  * reads the rest of the file itself, and a real read error is met again there.

@@ -5,7 +5,7 @@
  * tallied, the damaged lines reported. A whole file is one pass; a large file is
  * read as several passes over byte ranges on two threads (outline-parallel.ts), whose
  * results are appended in file order (OutlinePass.append): the same columns, counts
- * and diagnostics as one pass over the file (test/session/outline/outline-parallel.test.ts).
+ * and diagnostics as one pass over the file (test/session/outline/outline-parallel.e2e.test.ts).
  *
  * Line numbers are counted from the pass's own first line; a pass that does not start
  * the file strips no byte-order mark (only line 1 of a file can have one), and its

@@ -16,7 +16,7 @@
  * accumulator; those merged records are kept whole.
  *
  * A log of 16-256 MiB is read on two threads (outline-parallel.ts), the same lines
- * through the same checks, into the same columns (test/session/outline/outline-parallel.test.ts).
+ * through the same checks, into the same columns (test/session/outline/outline-parallel.e2e.test.ts).
  * That is this module's default; the CLI asks for it only with four CPUs or more
  * (src/cli/outline-env.ts).
  */
