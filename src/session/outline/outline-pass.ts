@@ -1,5 +1,5 @@
 /**
- * One outline pass over a run of lines (issue 11): every line checked as readSessionLog
+ * One outline pass over a run of lines: every line checked as readSessionLog
  * checks it (an ordinary record line read from its bytes by line-scanner.ts, every byte
  * checked as JSON; any other line parsed), each valid record pushed into columns, the session ids
  * tallied, the damaged lines reported. A whole file is one pass; a large file is

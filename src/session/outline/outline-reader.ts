@@ -1,5 +1,5 @@
 /**
- * The outline pass over a JSONL log (issue 11): every line is parsed and checked
+ * The outline pass over a JSONL log: every line is parsed and checked
  * exactly as readSessionLog does (parsing is the cheapest exact check: a byte scan
  * miscounts garbage, foreign and torn lines; an ordinary record line is parsed from its
  * bytes, by the JSON grammar, without making its strings and objects:
