@@ -267,10 +267,26 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
     const token = serve.token ?? (io.env['MEND_SERVER_TOKEN']?.trim() || undefined);
     return withSignals(controller, async () => {
       const { runServe } = await import('../frontends/daemon/serve.js');
-      const host = await hostEnv(io, { ...serve, model: serve.model, frontEnd: 'daemon' }, controller.signal);
+      // The servers of every daemon session: the rule of a run (flags, then the settings file).
+      let mcp: McpServerSelection;
       try {
-        return await runServe({ ...serve, token }, host);
+        mcp = selectMcpServers(
+          { mcpConfigs: serve.mcpConfigs ?? [], strictMcpConfig: serve.strictMcpConfig ?? false, allowedMcpServerNames: serve.allowedMcpServerNames },
+          { cwd: io.cwd, home: io.env['MEND_HOME'] || join(homedir(), '.mend') },
+        );
+      } catch (error) {
+        return reportEarlyError(io, argv, errorCodeOf(error), errorMessageOf(error));
+      }
+      const host = await hostEnv(io, { ...serve, model: serve.model, frontEnd: 'daemon' }, controller.signal);
+      host.runtime.mcpLog = (line) => {
+        if (serve.debug) io.stderr.write(`mend serve: ${line.replace(/[\r\n]+$/, '')}\n`);
+      };
+      // Sessions stop their servers when they close; whatever is left when the daemon exits is killed here.
+      process.once('exit', killAllServerGroups);
+      try {
+        return await runServe({ ...serve, token, mcpServers: mcp.specs, mcpFailed: mcp.failed }, host);
       } finally {
+        killAllServerGroups();
         await host.runtime.store.close();
       }
     });

@@ -1,6 +1,8 @@
 /**
- * The SessionRecoveryPlan of the design (section 2), plus mend's additions:
- * diagnostics, leafUuid, cause and previousAttempts.
+ * The SessionRecoveryPlan: the one value recovery decides for a session's tail (its kind,
+ * the history as recorded and as safe to send, the repairs, whether and how it may
+ * continue, the notice), plus mend's additions: diagnostics, leafUuid, cause and
+ * previousAttempts.
  */
 import type { ActiveWriter } from '../session/active-writer.js';
 import type { ConversationRecord, HistoryGap, LoadDiagnostic } from '../session/conversation.js';
@@ -104,7 +106,7 @@ export interface BuildPlanInput {
   /**
    * The history as written, when the caller built it (apiHistoryView of the conversation
    * otherwise): a plan over a session's outline passes the outline's history, whose
-   * entries before the last model entry carry only what the plan rules read (issue 11).
+   * entries before the last model entry carry only what the plan rules read.
    */
   originalApiHistory?: Content[];
   /** Set when the history given starts after earlier entries a checkpoint summarised. */

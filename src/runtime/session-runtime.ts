@@ -152,14 +152,14 @@ export class SessionRuntime {
     }
 
     if (request.fork && write) {
-      // Continuing a fork of a session another process is writing would close a tool call
-      // that is still running as "outcome unknown": refused. A fork for a new prompt is fine;
-      // its plan says the source is running.
+      // One rule for a fork of a session another process is writing: it never retries that
+      // run's unfinished turn (the run is still answering it). Continuing such a fork would
+      // do nothing else: refused. A fork for a new prompt leaves the turn out (forkInto).
       const holder = await store.activeWriter(source);
       if (holder && request.fork.forContinuation) {
         throw new MendError(
           'session_locked',
-          `session ${source.sessionId || source.location} is in use by ${holder.host} pid ${holder.pid} (since ${holder.since}); fork it once that run has ended`,
+          `session ${source.sessionId || source.location} is in use by ${holder.host} pid ${holder.pid} (since ${holder.since}): a fork of a running session never retries its unfinished turn; fork it with a new prompt, or continue once that run has ended`,
           { ...holder },
         );
       }
@@ -167,8 +167,9 @@ export class SessionRuntime {
       const ref = await store.newSession(scope, sessionId);
       const lease = await store.acquire(ref, deps.identity);
       try {
-        await forkInto(store, source, lease, contextFor(sessionId, deps));
-        const { loaded, plan } = await loadAndPlan(store, ref, request.settings.allowAutoContinue, holder);
+        await forkInto(store, source, lease, contextFor(sessionId, deps), { sourceRunning: holder !== null });
+        // The fork is held by nobody else: its plan is its own (the source's live turn stayed behind).
+        const { loaded, plan } = await loadAndPlan(store, ref, request.settings.allowAutoContinue, null);
         return new SessionRuntime(deps, ref, sessionId, true, lease, loaded, plan, null, request.settings);
       } catch (error) {
         await lease.release();
