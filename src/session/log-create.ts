@@ -47,7 +47,7 @@ export function createLogWhole(path: string, records: readonly ChatRecord[], io:
     fd = io.openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
     io.fchmodSync(fd, 0o600);
     op = 'write';
-    for (let i = 0; i < lines.length; ) {
+    for (let i = 0; i < lines.length;) {
       const piece: Buffer[] = [];
       let size = 0;
       while (i < lines.length && (size === 0 || size + lines[i]!.length <= CHUNK)) {
@@ -85,7 +85,7 @@ function lineOf(path: string, record: ChatRecord): Buffer {
 }
 
 function writeAll(io: LogCreateFs, fd: number, data: Buffer): void {
-  for (let offset = 0; offset < data.length; ) {
+  for (let offset = 0; offset < data.length;) {
     const n = io.writeSync(fd, data, offset, data.length - offset);
     if (n <= 0) throw Object.assign(new Error('write made no progress'), { code: 'EIO' });
     offset += n;

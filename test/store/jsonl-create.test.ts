@@ -103,7 +103,13 @@ it('a temporary file a crash left behind is no session: not listed, not latest, 
   // What a cut between the temporary file's fsync and the rename leaves: a newer, complete log under the hidden name.
   const strayId = randomUUID();
   const stray = tempLogPath(join(dirname(ref.location), `${strayId}.jsonl`));
-  writeFileSync(stray, records(strayId, 3, 2).map((r) => JSON.stringify({ ...r, cwd: scope.projectRoot }) + '\n').join(''), { mode: 0o600 });
+  writeFileSync(
+    stray,
+    records(strayId, 3, 2)
+      .map((r) => JSON.stringify({ ...r, cwd: scope.projectRoot }) + '\n')
+      .join(''),
+    { mode: 0o600 },
+  );
 
   expect((await store.list(scope)).map((l) => l.ref.sessionId)).toEqual([older]);
   expect((await store.latest(scope))?.sessionId).toBe(older);
