@@ -13,7 +13,7 @@
  * --worst-only  only the linear-scaling worst cases (many calls in one turn, many fragments)
  * --large   also the 1M-record Qwen-format session (865 MB, generated into the temp
  *           directory and deleted afterwards); --check implies it
- * --qwen-only   only start-up and the Qwen-format sessions (issue 11's targets)
+ * --qwen-only   only start-up and the Qwen-format sessions (the cold-path targets)
  *
  * See docs/performance.md for the method, the targets and the latest figures.
  */
@@ -70,7 +70,7 @@ const TARGET = {
   startup: 2,
   cliRecovery: 1.5,
   /**
-   * Time at 10x the size over time at 1x, for the worst cases of issue 9 (many calls in
+   * Time at 10x the size over time at 1x, for the linear-scaling worst cases (many calls in
    * one model entry, one record in many fragments): about 10 when linear, about 100 when
    * quadratic. The margin above 10 absorbs GC and cache effects on a shared machine.
    */
@@ -483,7 +483,7 @@ async function startup(env: { home: string; project: string }): Promise<void> {
   raw['modules'] = { urls, cjs, packages: [...packages], heavy };
 }
 
-// ---- issue 11: Qwen-format sessions ------------------------------------------------------
+// ---- Qwen-format sessions ------------------------------------------------------
 
 interface QwenFigures {
   session: QwenSession;

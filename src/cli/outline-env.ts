@@ -1,5 +1,5 @@
 /**
- * How the environment and the machine tune a large log's outline pass (issue 11), for
+ * How the environment and the machine tune a large log's outline pass, for
  * the bench and the tests that drive the bundled worker: MEND_OUTLINE_THREADS=1 reads
  * every log on one thread and MEND_OUTLINE_THREADS=2 shares a log of 16-256 MiB with a
  * worker thread whatever the machine; MEND_OUTLINE_CHUNK_BYTES=N shares any log, however

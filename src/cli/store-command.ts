@@ -50,6 +50,9 @@ export async function storeCommand(args: StoreCommand, io: CommandIo & { stdin: 
       }
     }
   } catch (error) {
+    // A refused import names its bad lines one by one, as export names the lines it skipped.
+    const bad = error instanceof MendError ? (error.details?.['badLines'] as { line: number; reason: string }[] | undefined) : undefined;
+    for (const b of bad?.slice(0, MAX_LISTED_SKIPS) ?? []) io.stderr.write(`mend: line ${b.line} not imported: ${b.reason}\n`);
     io.stderr.write(`mend: error [${errorCodeOf(error)}]: ${errorMessageOf(error)}\n`);
     return exitCodeFor(errorCodeOf(error));
   }

@@ -94,7 +94,7 @@ export interface BuildPlanInput {
   /**
    * The history as written, when the caller built it (apiHistoryView of the conversation
    * otherwise): a plan over a session's outline passes the outline's history, whose
-   * entries before the last model entry carry only what the plan rules read (issue 11).
+   * entries before the last model entry carry only what the plan rules read.
    */
   originalApiHistory?: Content[];
 }

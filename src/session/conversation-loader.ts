@@ -48,7 +48,7 @@ function isModelRecord(record: ChatRecord): boolean {
 
 /**
  * What the loader reads of a session's records, by index (file order, fragments
- * merged): a full read (readRecordSource) or a store's outline (issue 11), so both
+ * merged): a full read (readRecordSource) or a store's outline, so both
  * are loaded by one algorithm. `full` gives whole records, asked for only where a
  * rule reads content: the tail from the last model entry on, and a checkpoint's payload.
  */

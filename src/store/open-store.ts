@@ -48,7 +48,7 @@ export async function openStore(spec: string, env: Env, options: OpenStoreOption
   }
   if (isPostgresSpec(spec)) {
     // Imported only for a PostgreSQL store: `pg` and its helpers are ~15 modules every
-    // JSONL start-up would otherwise load (issue 11, start-up to system/init).
+    // JSONL start-up would otherwise load (start-up to system/init).
     const { PostgresSessionStore } = await import('./postgres/pg-store.js');
     return new PostgresSessionStore({ spec, env, ...(options.tuning ? { tuning: options.tuning } : {}) });
   }

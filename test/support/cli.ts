@@ -30,6 +30,7 @@ import {
   type SystemRecoveryMessage,
   type UserMessage,
 } from '../../src/wire/messages.js';
+import { outsideTheProcess } from './outside-the-process.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(REPO_ROOT, 'bin', 'mend.js');
@@ -106,6 +107,7 @@ export interface MendRun {
 
 /** Starts the built CLI; the caller awaits (or kills) the returned subprocess. */
 export function spawnMend(sb: Sandbox, args: string[], opts: MendOptions = {}): ResultPromise<{ reject: false }> {
+  outsideTheProcess('the built CLI');
   return execa('node', [BIN, ...args], {
     cwd: opts.cwd ?? sb.cwd,
     env: baseEnv(sb, opts.env),

@@ -267,7 +267,7 @@ export function storeContract(options: StoreContractOptions): void {
       expect(await target.activeWriter(imported.ref)).toBeNull();
     });
 
-    it('an import stops at the first bad line with its number and writes nothing', async () => {
+    it('an import with a bad line names it by its number and writes nothing', async () => {
       const store = await open();
       const scope = scopeFor('bad-import');
       const lines = fixtureLines('clean-tool-round-trip').filter((l) => l !== '');

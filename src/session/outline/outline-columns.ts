@@ -1,5 +1,5 @@
 /**
- * A session's outline held as columns (issue 11): per valid record line its position,
+ * A session's outline held as columns: per valid record line its position,
  * byte range, uuid and parent, type, the flags the loader reads (sidechain, model
  * entry, checkpoint, who wrote it), cwd, subtype and its parts as a shared template
  * plus ids (record-outline.ts). No object per record: at 1M records every object and

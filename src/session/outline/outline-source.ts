@@ -1,5 +1,5 @@
 /**
- * A session's outline as the loader and the planner read it (issue 11): over the
+ * A session's outline as the loader and the planner read it: over the
  * columns of an outline pass (outlineSource), or over a full read for a store that keeps
  * no byte ranges (wholeOutline). Records by index; parts as the plan rules see them;
  * whole records read back on demand.
