@@ -3,7 +3,6 @@
  * moving a session between stores as ndjson (records byte-identical) and creating
  * or upgrading the PostgreSQL schema. Export and listing never write.
  */
-import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { MendError } from '../errors.js';
 import type { Readable, Writable } from 'node:stream';
@@ -72,5 +71,7 @@ async function openImportFile(path: string): Promise<Readable> {
     const e = error as NodeJS.ErrnoException;
     throw new MendError('usage', `cannot read the import file ${path}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`, { path });
   }
-  return createReadStream(path, { fd: handle.fd });
+  // The stream owns the handle (and closes it): a bare descriptor number left the FileHandle
+  // to be closed again by the garbage collector (EBADF once the stream had closed it).
+  return handle.createReadStream();
 }

@@ -1,7 +1,9 @@
 /**
  * A fork: the source session's records copied into a new session under the new
  * id, then a `parent_session` record as the new leaf. Store-neutral: it reads
- * through one SessionStore and writes through the new session's lease.
+ * through one SessionStore and writes through the new session's lease, in one
+ * `createWith`: the fork appears whole or not at all (a crash halfway through must
+ * not leave a broken fork for a later --continue to pick).
  *
  * A fork of a session another process is still writing never takes that run's
  * unfinished turn along: the records from its prompt on stay behind (the run is still
@@ -42,16 +44,15 @@ export async function forkInto(store: SessionStore, source: SessionRef, lease: W
       omitted = { fromUuid: prompt.uuid, records: read.records.length - at };
     }
   }
-  for (const { record } of copied) await lease.append({ ...record, sessionId: ctx.sessionId } as ChatRecord, { durable: false });
   const builder = new RecordBuilder(ctx, leaf);
-  await lease.append(
+  await lease.createWith([
+    ...copied.map(({ record }) => ({ ...record, sessionId: ctx.sessionId }) as ChatRecord),
     builder.system('parent_session', {
       sourceSessionId,
       sourceLeafUuid: leaf,
       sourcePath: source.location,
       ...(omitted ? { omittedInFlightTail: omitted } : {}),
     }),
-    { durable: true },
-  );
+  ]);
   return { omittedRecords: omitted?.records ?? 0 };
 }

@@ -244,7 +244,7 @@ function codeForErrno(errno: string | undefined): 'store_unavailable' | 'session
   return errno !== undefined && STORAGE_ERRNOS.has(errno) ? 'store_unavailable' : 'session_write_failed';
 }
 
-function writeFailed(path: string, op: string, error: unknown): MendError {
+export function writeFailed(path: string, op: string, error: unknown): MendError {
   const errno = errnoOf(error);
   return new MendError(
     codeForErrno(errno),

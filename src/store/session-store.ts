@@ -52,6 +52,13 @@ export interface WriterLease {
    */
   appendBatch?(records: readonly ChatRecord[], options: AppendOptions): Promise<void>;
   /**
+   * Creates the leased session holding these records, whole or not at all (a fork): no
+   * reader (read, list, latest, exists) sees any of it before all of it, a crash leaves
+   * the session either absent or complete, and it is durable when this resolves. At least
+   * one record, for a session with none yet (else `session_exists`); appends then follow it.
+   */
+  createWith(records: readonly ChatRecord[]): Promise<void>;
+  /**
    * Proves, now, that this lease is still the session's current one (PostgreSQL: a
    * statement under the writer's epoch on its own connection, never a cached flag;
    * JSONL: the lock file is still the one this writer created). Rejects with

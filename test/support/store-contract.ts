@@ -23,6 +23,7 @@ import type { ChatRecord } from '../../src/session/records.js';
 import { exportSession, importSession } from '../../src/store/session-transfer.js';
 import type { ProjectScope, SessionRef, SessionStore } from '../../src/store/session-store.js';
 import { CORPUS_DIR, listCorpus } from './corpus.js';
+import { createWithContract } from './store-contract-create.js';
 import { collect, fixtureLines, OTHER, planThroughCore, scopeFor, sessionIdOf, WRITER } from './store-fixtures.js';
 import { record } from './store-records.js';
 
@@ -239,6 +240,8 @@ export function storeContract(options: StoreContractOptions): void {
       expect(await store.list(elsewhere)).toEqual([]);
       expect(await store.latest(elsewhere)).toBeNull();
     });
+
+    createWithContract(shared);
 
     it('refuses a malformed resume target before any I/O', async () => {
       const store = await shared();

@@ -1,11 +1,13 @@
 /**
  * The JSONL store's writer lease: the session's lock file plus an append-only
  * writer, opened on the first append so a failed run on a new session leaves no
- * log behind. Durable appends are fsynced before append returns.
+ * log behind. Durable appends are fsynced before append returns. A session created
+ * with records (a fork) gets its log whole: session/log-create.ts.
  */
-import { existsSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, lstatSync, statSync, unlinkSync } from 'node:fs';
 import { MendError, errorMessageOf } from '../../errors.js';
 import type { ActiveWriter } from '../../session/active-writer.js';
+import { createLogWhole } from '../../session/log-create.js';
 import { SessionWriter, type WriteFaultHook } from '../../session/log-writer.js';
 import type { ChatRecord } from '../../session/records.js';
 import type { SessionLock } from '../../session/session-lock.js';
@@ -71,6 +73,23 @@ export class JsonlLease implements WriterLease {
       if (creating) this.discardEmptyLog();
       throw error;
     }
+  }
+
+  async createWith(records: readonly ChatRecord[]): Promise<void> {
+    if (this.released) throw new Error(`internal: create of ${this.path} after its lease was released`);
+    this.checkHeld();
+    if (this.writer !== null || lstatSync(this.path, { throwIfNoEntry: false }) !== undefined) {
+      throw new MendError('session_exists', `session ${this.ref.sessionId} already exists (${this.path})`, { sessionId: this.ref.sessionId, path: this.path });
+    }
+    if (records.length === 0) throw new MendError('internal', `a session is created with at least one record (${this.path})`);
+    const stranger = records.find((r) => r.sessionId !== this.ref.sessionId);
+    if (stranger !== undefined) {
+      throw new MendError('session_write_failed', `Refusing to write a record of session ${stranger.sessionId} into session ${this.ref.sessionId}`, {
+        sessionId: this.ref.sessionId,
+        path: this.path,
+      });
+    }
+    createLogWhole(this.path, records);
   }
 
   private discardEmptyLog(): void {
