@@ -18,7 +18,7 @@
  * See docs/performance.md for the method, the targets and the latest figures.
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, linkSync, mkdtempSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -39,6 +39,7 @@ const mendBin = join(root, 'bin', 'mend.js');
 const floorProcessJs = join(here, 'floor-process.js');
 const indexProcessJs = join(here, 'index-process.js');
 const turnProcessJs = join(here, 'turn-process.js');
+const listProcessJs = join(here, 'list-process.js');
 const MB = 2 ** 20;
 
 // ---- options ------------------------------------------------------------------------------
@@ -56,6 +57,7 @@ const STARTUP_REPS = Math.max(11, REPS);
 const JSON_OUT = value('--json') ?? join(benchDir, 'results.json');
 const WORST_ONLY = flag('--worst-only');
 const QWEN_ONLY = flag('--qwen-only');
+const LISTING_ONLY = flag('--listing-only');
 const LARGE = flag('--large') || CHECK;
 
 // ---- targets --------------------------------------------------------------------------------
@@ -81,6 +83,8 @@ const TARGET = {
   warmResume: 1.2,
   /** Plan checkpoints: a turn whose end refreshes the checkpoint, against one with checkpoints off. */
   turnWithCheckpoint: 1.05,
+  /** Plan checkpoints: 1,000 sessions of 10k records listed with kinds, warm, in seconds (the ratio column is seconds). */
+  listWarmSeconds: 1,
   /**
    * Issue 11, on the Qwen-format sessions: spawn -> system/recovery against the floor
    * process (64 KiB blocks, JSON.parse every line, keep nothing) at 100k records, or 10x
@@ -777,6 +781,70 @@ async function qwenFormat(env: { home: string; project: string }): Promise<void>
   raw['warmResume'] = { warm, warmLarge, append, turns };
 }
 
+const LISTED_SESSIONS = 1000;
+const LISTED_RECORDS = 10_000;
+
+/**
+ * `sessions list` over 1,000 sessions of 10k records each (one generated log, hard-linked
+ * under 1,000 session names: a few MB on disk), in fresh processes: with plan checkpoints
+ * off (every log read whole), cold (none yet: every log read whole, checkpoints written) and
+ * warm (after one listing). Time to the first row and to the last.
+ */
+async function listings(): Promise<void> {
+  const source = ensureSession(join(benchDir, 'list-10k'), { label: 'list-10k', profile: 'small', records: LISTED_RECORDS, seed: 1e4 });
+  const home = realpathSync(mkdtempSync(join(tmpdir(), 'mend-bench-list-home-')));
+  const project = realpathSync(mkdtempSync(join(tmpdir(), 'mend-bench-list-project-')));
+  try {
+    const chats = dirname(sessionLogPath(home, project, '00000000-0000-4000-8000-000000000000'));
+    mkdirSync(chats, { recursive: true });
+    const first = join(chats, 'source.tmp');
+    copyFileSync(source.path, first);
+    for (let i = 0; i < LISTED_SESSIONS; i++) linkSync(first, sessionLogPath(home, project, `${String(i).padStart(8, '0')}-0000-4000-8000-000000000000`));
+    rmSync(first);
+    const list = async (mode: 'on' | 'off' | 'scan'): Promise<{ ms: number; firstMs: number; rows: number; planIds: number }> => {
+      const t = await timeSpawn([listProcessJs, home, project, mode], { match: (l) => 'rows' in l });
+      const line = t.line as { ms: number; firstMs: number; rows: number; planIds: number };
+      if (line.rows !== LISTED_SESSIONS) throw new Error(`listing: ${line.rows} rows, not ${LISTED_SESSIONS}`);
+      return line;
+    };
+    log(`listing ${LISTED_SESSIONS} sessions of ${LISTED_RECORDS} records: checkpoints off, cold, warm`);
+    const off = await list('off');
+    clearCheckpoints(home);
+    const cold = await list('on');
+    const warm: number[] = [];
+    const warmFirst: number[] = [];
+    const scan: number[] = [];
+    for (let rep = 0; rep < Math.max(REPS, 5); rep++) {
+      const w = await list('on');
+      warm.push(w.ms);
+      warmFirst.push(w.firstMs);
+      scan.push((await list('scan')).ms);
+    }
+    const label = `${LISTED_SESSIONS.toLocaleString('en')} sessions x ${LISTED_RECORDS.toLocaleString('en')} rec`;
+    addRow({
+      section: 'listing',
+      name: `${label}: list with kinds, warm (${warm.length} runs, in-process)`,
+      value: `${ms(median(warm))} (first row ${ms(median(warmFirst))})`,
+      baseline: `checkpoints off ${ms(off.ms)}; folder scan + a 4 KiB read each ${ms(median(scan))} (x${fmt(pairedRatio(warm, scan))}); target 1 s`,
+      wall: median(warm) / 1000,
+      cpu: null,
+      target: TARGET.listWarmSeconds,
+    });
+    addRow({
+      section: 'listing',
+      name: `${label}: cold (no checkpoints yet, they are written), streaming`,
+      value: `first row ${ms(cold.firstMs)}, all ${ms(cold.ms)}`,
+      baseline: `checkpoints off: first row ${ms(off.firstMs)}, all ${ms(off.ms)}`,
+      wall: cold.ms / off.ms,
+      cpu: null,
+    });
+    raw['listing'] = { off, cold, warm, warmFirst, scan };
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+    rmSync(project, { recursive: true, force: true });
+  }
+}
+
 const TURNS_PER_PROCESS = 20;
 
 /**
@@ -893,6 +961,11 @@ async function main(): Promise<void> {
   };
   log(`mend bench: ${machine.nproc} cpus (${machine.cpu}), node ${machine.node}, load ${machine.loadavgStart.join(' ')}, ${REPS} reps`);
 
+  if (LISTING_ONLY) {
+    await listings();
+    printTable();
+    return;
+  }
   if (!QWEN_ONLY) {
     log('worst cases (linear scaling)');
     await worstCases();
@@ -916,6 +989,7 @@ async function main(): Promise<void> {
       log('start-up');
       await startup({ home, project });
       await qwenFormat({ home, project });
+      await listings();
     }
 
     const stats = new Map<string, FileStats>();

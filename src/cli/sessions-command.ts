@@ -17,18 +17,21 @@ export type SessionListing = Pick<
   'id' | 'path' | 'started' | 'lastUpdate' | 'records' | 'firstPrompt' | 'kind' | 'cause' | 'planId' | 'error' | 'agentVersion'
 > & { agent?: string; size?: number | null };
 
-/** The rows `sessions list` prints. One unreadable session does not hide the others: it is listed with its error. */
-async function listRows(deps: RuntimeDeps, agent: SessionsAgent): Promise<SessionListing[]> {
+/**
+ * The rows `sessions list` prints, each also handed to `onRow` as soon as it is planned (the
+ * text output shows the first before all are read). One unreadable session does not hide
+ * the others: it is listed with its error.
+ */
+async function listRows(deps: RuntimeDeps, agent: SessionsAgent, onRow?: (row: SessionListing) => void): Promise<SessionListing[]> {
   const which: ListScope =
     agent === 'mend'
       ? { mend: true, agents: [] }
       : agent === 'all'
         ? { mend: true, agents: FOREIGN_AGENTS, homes: deps.foreignHomes }
         : { mend: false, agents: [agent], homes: deps.foreignHomes };
-  const rows = await listSessions(deps.store, deps.scope, which);
   // Asked for other agents: every row says whose it is and how large its file is.
   const withAgent = agent !== 'mend';
-  return rows.map(({ id, path, started, lastUpdate, records, firstPrompt, kind, cause, planId, error, agent: owner, agentVersion, size }) => ({
+  const shown = ({ id, path, started, lastUpdate, records, firstPrompt, kind, cause, planId, error, agent: owner, agentVersion, size }: ProjectSessionRow): SessionListing => ({
     id,
     path,
     started,
@@ -40,7 +43,9 @@ async function listRows(deps: RuntimeDeps, agent: SessionsAgent): Promise<Sessio
     planId,
     ...(withAgent ? { agent: owner ?? 'mend', agentVersion: agentVersion ?? null, size: size ?? fileSize(path) } : {}),
     ...(error ? { error } : {}),
-  }));
+  });
+  const rows = await listSessions(deps.store, deps.scope, which, onRow ? { onRow: (row) => onRow(shown(row)) } : {});
+  return rows.map(shown);
 }
 
 function fileSize(path: string): number | null {
@@ -50,27 +55,28 @@ function fileSize(path: string): number | null {
 export async function sessionsListCommand(args: { json: boolean; agent?: SessionsAgent }, io: CommandIo): Promise<number> {
   const agent = args.agent ?? 'mend';
   try {
-    const rows = await listRows(io.runtime, agent);
     if (args.json) {
-      io.stdout.write(`${JSON.stringify(rows)}\n`);
-    } else if (rows.length === 0) {
-      io.stdout.write(agent === 'mend' ? 'no sessions for this project\n' : `no ${agent === 'all' ? '' : `${agent} `}sessions for this project\n`);
-    } else {
-      // Session content comes from elsewhere too (imports, Qwen Code logs): shown, never interpreted.
-      const print = (line: string) => io.stdout.write(`${stripControlSequences(line)}\n`);
-      for (const r of rows) {
-        if (r.error) {
-          print(`${r.id || r.path}  unreadable: [${r.error.code}] ${r.error.message}`);
-          continue;
-        }
-        const prompt = stripControlSequences(r.firstPrompt ?? '')
-          .replace(/\s+/g, ' ')
-          .slice(0, 60);
-        const owner = r.agent === undefined ? '' : `${r.agent.padEnd(6)}  ${String(r.size ?? '-').padStart(9)} B  `;
-        print(
-          `${owner}${r.id}  ${r.lastUpdate ?? '-'}  ${String(r.records).padStart(5)} ${r.records === 1 ? 'record ' : 'records'}  ${r.kind.padEnd(18)}  ${r.cause.padEnd(7)}  ${prompt}`,
-        );
+      io.stdout.write(`${JSON.stringify(await listRows(io.runtime, agent))}\n`);
+      return ExitCode.success;
+    }
+    // Session content comes from elsewhere too (imports, Qwen Code logs): shown, never interpreted.
+    const print = (line: string) => io.stdout.write(`${stripControlSequences(line)}\n`);
+    // Each row as soon as it is planned.
+    const rows = await listRows(io.runtime, agent, (r) => {
+      if (r.error) {
+        print(`${r.id || r.path}  unreadable: [${r.error.code}] ${r.error.message}`);
+        return;
       }
+      const prompt = stripControlSequences(r.firstPrompt ?? '')
+        .replace(/\s+/g, ' ')
+        .slice(0, 60);
+      const owner = r.agent === undefined ? '' : `${r.agent.padEnd(6)}  ${String(r.size ?? '-').padStart(9)} B  `;
+      print(
+        `${owner}${r.id}  ${r.lastUpdate ?? '-'}  ${String(r.records).padStart(5)} ${r.records === 1 ? 'record ' : 'records'}  ${r.kind.padEnd(18)}  ${r.cause.padEnd(7)}  ${prompt}`,
+      );
+    });
+    if (rows.length === 0) {
+      io.stdout.write(agent === 'mend' ? 'no sessions for this project\n' : `no ${agent === 'all' ? '' : `${agent} `}sessions for this project\n`);
     }
     return ExitCode.success;
   } catch (error) {

@@ -15,7 +15,7 @@ import type { SessionRef, SessionStore } from '../store/session-store.js';
 import { buildPlanForSession } from '../recovery/build-plan.js';
 import { buildConversation, type BuildOptions } from '../session/conversation-loader.js';
 import { planFromOutline, type OutlinePlan } from './outline-plan.js';
-import { planWithCheckpoint, refreshCheckpoint } from './checkpoint/plan-checkpoints.js';
+import { outlineFacts, planAndFacts, planWithCheckpoint, refreshCheckpoint, type PlannedLog } from './checkpoint/plan-checkpoints.js';
 import type { SessionOutline } from '../session/outline/history-reader.js';
 import type { RuntimeDeps } from './runtime-types.js';
 
@@ -64,6 +64,20 @@ export async function loadPlanHead(store: SessionStore, ref: SessionRef, allowAu
   const origin = originOfOutline(outline);
   if (origin) planned.loaded.conversation.origin = origin;
   return planned;
+}
+
+/**
+ * The plan head of a session and what a listing shows of it (records, first and last
+ * record time, first prompt), through its plan checkpoint when the store keeps one.
+ */
+export async function loadPlanAndFacts(store: SessionStore, ref: SessionRef, allowAutoContinue: boolean, activeWriter: ActiveWriter | null): Promise<PlannedLog> {
+  const slot = store.checkpointSlot?.(ref) ?? null;
+  if (slot !== null) return planAndFacts({ slot, build: buildOptionsFor(ref), options: { allowAutoContinue }, activeWriter, originOf: originOfOutline });
+  const outline = await store.readOutline(ref);
+  const planned = planFromOutline(outline, buildOptionsFor(ref), { allowAutoContinue }, activeWriter);
+  const origin = originOfOutline(outline);
+  if (origin) planned.loaded.conversation.origin = origin;
+  return { planned, facts: outlineFacts(outline) };
 }
 
 /** Largest log a refresh reads whole to make its first checkpoint (a new session's). */

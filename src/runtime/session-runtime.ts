@@ -39,6 +39,9 @@ import { sameHolder } from '../session/active-writer.js';
 export type { ContinueAnswer, HostAccess, HostOpenRequest, OpenRequest, RuntimeDeps, RuntimeEvent, RuntimeSettings, SessionTarget } from './runtime-types.js';
 export { loadAndPlan, loadPlanHead, refusedOutcome } from './load-and-plan.js';
 
+/** A plan checkpoint refresh runs at most one part in REFRESH_DUTY of a session's wall time. */
+const REFRESH_DUTY = 20;
+
 export class SessionRuntime {
   readonly settings: RuntimeSettings;
   private readonly listeners = new Set<(event: RuntimeEvent) => void>();
@@ -653,7 +656,7 @@ export class SessionRuntime {
     await this.queue.drain();
     this.queue.dispose();
     await this.chain?.settled();
-    await this.checkpointRefresh;
+    await this.settleCheckpoint();
     await this.mcp.close();
     await this.lease?.release();
     this.lease = null;
@@ -722,28 +725,57 @@ export class SessionRuntime {
 
   private checkpointRefresh: Promise<void> | null = null;
   private checkpointStale = false;
+  private checkpointTimer: NodeJS.Timeout | null = null;
+  /** When the next refresh may start: refreshes take at most 1/REFRESH_DUTY of the time. */
+  private checkpointNextAt = 0;
 
   /**
    * The plan checkpoint catches up with what the turn appended, after the turn and off its
    * path (a later resume then reads only what comes after): one refresh at a time, again
-   * when turns ended meanwhile. A cache: nothing waits for it but close.
+   * when turns ended meanwhile, and never more than 1/REFRESH_DUTY of the wall time (a
+   * session of quick turns refreshes every few turns). A cache: nothing waits for it but close.
    */
   private refreshCheckpoint(): void {
     if (!this.deps.store.checkpointSlot?.(this.currentRef)) return;
-    if (this.checkpointRefresh !== null) {
-      this.checkpointStale = true;
+    this.checkpointStale = true;
+    if (this.checkpointRefresh !== null || this.checkpointTimer !== null) return;
+    const wait = this.checkpointNextAt - Date.now();
+    if (wait > 0) {
+      this.checkpointTimer = setTimeout(() => {
+        this.checkpointTimer = null;
+        this.startRefresh();
+      }, wait);
+      this.checkpointTimer.unref();
       return;
     }
+    this.startRefresh();
+  }
+
+  private startRefresh(): void {
     const ref = this.currentRef;
     this.checkpointRefresh = (async () => {
-      do {
-        this.checkpointStale = false;
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        await refreshPlanCheckpoint(this.deps.store, ref);
-      } while (this.checkpointStale && !this.closed);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      this.checkpointStale = false;
+      const started = Date.now();
+      await refreshPlanCheckpoint(this.deps.store, ref);
+      this.checkpointNextAt = Date.now() + REFRESH_DUTY * (Date.now() - started);
     })().finally(() => {
       this.checkpointRefresh = null;
+      if (this.checkpointStale && !this.closed) this.refreshCheckpoint();
     });
+  }
+
+  /** At close: a refresh that waits for its turn runs now; the one running is waited for. */
+  private async settleCheckpoint(): Promise<void> {
+    await this.checkpointRefresh;
+    if (this.checkpointTimer !== null) {
+      clearTimeout(this.checkpointTimer);
+      this.checkpointTimer = null;
+    }
+    if (this.checkpointStale) {
+      this.checkpointStale = false;
+      await refreshPlanCheckpoint(this.deps.store, this.currentRef);
+    }
   }
 
   private agentForTurn(): AgentSession {

@@ -84,6 +84,12 @@ export interface SessionListing {
   error?: { code: string; message: string };
 }
 
+/** A session log found by SessionStore.listLogs; `error` when even its end could not be read. */
+export interface LogListing {
+  ref: SessionRef;
+  error?: { code: string; message: string };
+}
+
 /** A session log and the cache file of its plan checkpoint (SessionStore.checkpointSlot). */
 export interface PlanCheckpointSlot {
   /** The log, read but never written. */
@@ -112,6 +118,12 @@ export interface SessionStore {
   /** The session of this project written most recently, or null. */
   latest(scope: ProjectScope): Promise<SessionRef | null>;
   list(scope: ProjectScope): Promise<SessionListing[]>;
+  /**
+   * Optional (a file store): the project's sessions without reading them, newest first by
+   * the time of each log's last timestamped line (one small read from its end); what a
+   * listing that plans each session itself starts from (src/runtime/list-sessions.ts).
+   */
+  listLogs?(scope: ProjectScope): Promise<LogListing[]>;
   exists(ref: SessionRef): Promise<boolean>;
   /** Every record in write order, validated and fragment-merged, with store-neutral diagnostics. Never writes. */
   read(ref: SessionRef): Promise<ReadResult>;

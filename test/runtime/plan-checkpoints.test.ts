@@ -26,7 +26,9 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { settledCheckpointWrites } from '../../src/runtime/checkpoint/plan-checkpoints.js';
 import { readCheckpointHeader } from '../../src/runtime/checkpoint/checkpoint-file.js';
-import { loadPlanHead } from '../../src/runtime/load-and-plan.js';
+import type { LogFacts } from '../../src/runtime/checkpoint/plan-checkpoints.js';
+import { loadPlanAndFacts, loadPlanHead } from '../../src/runtime/load-and-plan.js';
+import { readSessionLog } from '../../src/session/log-reader.js';
 import { SessionRuntime } from '../../src/runtime/session-runtime.js';
 import type { ChatRecord, Part } from '../../src/session/records.js';
 import { JsonlSessionStore } from '../../src/store/jsonl/jsonl-store.js';
@@ -244,11 +246,25 @@ function apply(path: string, mutation: Mutation, backup: Buffer): void {
   }
 }
 
+/** What a listing shows of a log, as the store's own listing reads it (every record, JsonlSessionStore.list). */
+async function referenceFacts(path: string): Promise<LogFacts> {
+  const read = await readSessionLog(path, path.endsWith(`${SESSION}.jsonl`) ? { fileSessionId: SESSION } : {});
+  const firstUser = read.records.find((r) => r.record.type === 'user')?.record;
+  const text = firstUser?.type === 'user' ? firstUser.message.parts.find((p) => typeof p.text === 'string')?.text : undefined;
+  return {
+    records: read.records.length,
+    started: read.records[0]?.record.timestamp ?? null,
+    lastUpdate: read.records.at(-1)?.record.timestamp ?? null,
+    firstPrompt: text === undefined ? null : text.slice(0, 200),
+  };
+}
+
 async function planBoth(path: string, allowAutoContinue: boolean, activeWriter: typeof writer | null): Promise<void> {
   const expected = await loadPlanHead(plain, await plain.resolve(scope, path), allowAutoContinue, activeWriter);
-  const got = await loadPlanHead(withCheckpoints, await withCheckpoints.resolve(scope, path), allowAutoContinue, activeWriter);
+  const got = await loadPlanAndFacts(withCheckpoints, await withCheckpoints.resolve(scope, path), allowAutoContinue, activeWriter);
   await settledCheckpointWrites();
-  expect(JSON.parse(JSON.stringify(got))).toEqual(JSON.parse(JSON.stringify(expected)));
+  expect(JSON.parse(JSON.stringify(got.planned))).toEqual(JSON.parse(JSON.stringify(expected)));
+  expect(got.facts).toEqual(await referenceFacts(path));
 }
 
 describe('plan checkpoints', () => {

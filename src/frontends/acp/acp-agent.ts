@@ -10,7 +10,7 @@ import { acpServerSpecs } from './acp-mcp-servers.js';
 import { mergeServerSpecs, type McpServerSpec } from '../../tools/mcp/mcp-config.js';
 import { realpathSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { everyAgent, listSessions } from '../../runtime/list-sessions.js';
+import { everyAgent, listSessions, listProjectSessions } from '../../runtime/list-sessions.js';
 import * as acp from '@agentclientprotocol/sdk';
 import { errorCodeOf, errorMessageOf } from '../../errors.js';
 import { canonicalSessionId } from '../../session/session-ids.js';
@@ -350,15 +350,16 @@ export class AcpAgent {
   private async list(params: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse> {
     const deps = this.depsFor(params.cwd ?? this.host.runtime.cwd);
     const sessions: acp.SessionInfo[] = [];
-    for (const entry of await deps.store.list(deps.scope)) {
-      if (entry.error) continue;
-      const prompt = entry.firstPrompt?.replace(/\s+/g, ' ').trim();
+    // Each with the recovery kind and cause it would resume as (planned through its checkpoint).
+    for (const row of await listProjectSessions(deps.store, deps.scope)) {
+      if (row.error) continue;
+      const prompt = row.firstPrompt?.replace(/\s+/g, ' ').trim();
       sessions.push({
-        sessionId: entry.ref.sessionId,
-        cwd: entry.ref.projectRoot,
+        sessionId: row.target ?? row.id,
+        cwd: deps.scope.projectRoot,
         ...(prompt ? { title: prompt.length > 80 ? `${prompt.slice(0, 77)}...` : prompt } : {}),
-        ...(entry.lastUpdate ? { updatedAt: entry.lastUpdate } : {}),
-        _meta: { mend: { records: entry.records, started: entry.started } },
+        ...(row.lastUpdate ? { updatedAt: row.lastUpdate } : {}),
+        _meta: { mend: { records: row.records, started: row.started, kind: row.kind, cause: row.cause, planId: row.planId } },
       });
     }
     // Other agents' sessions of this project, read in place: loadable by their path.

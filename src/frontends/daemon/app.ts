@@ -280,11 +280,10 @@ export function createApp(deps: AppDeps): Hono {
 
   app.get('/workspace/:cwd/sessions', async (c) => {
     const cwd = registry.resolveCwd(c.req.param('cwd'));
-    const rows = await registry.list(cwd);
     const size = Math.max(1, Math.min(1000, Number(c.req.query('size') ?? 20) || 20));
     const start = Math.max(0, Number(c.req.query('cursor') ?? 0) || 0);
-    const page = rows.slice(start, start + size);
-    return c.json({ sessions: page.map((row) => listing(row, cwd)), ...(start + size < rows.length ? { nextCursor: String(start + size) } : {}) });
+    const page = await registry.list(cwd, { start, size });
+    return c.json({ sessions: page.rows.map((row) => listing(row, cwd)), ...(start + size < page.total ? { nextCursor: String(start + size) } : {}) });
   });
 
   // ---- turns --------------------------------------------------------------------------------

@@ -8,7 +8,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { sep } from 'node:path';
 import { MendError, isMendError } from '../../errors.js';
-import { everyAgent, listSessions, type ProjectSessionRow } from '../../runtime/list-sessions.js';
+import { everyAgent, listSessionPage, type ListPage, type ProjectSessionRow } from '../../runtime/list-sessions.js';
 import { runtimeSettingsFrom, type HostOptions } from '../../runtime/runtime-settings.js';
 import { SessionRuntime, type RuntimeDeps } from '../../runtime/session-runtime.js';
 import { mergeServerSpecs, type McpServerSpec } from '../../tools/mcp/mcp-config.js';
@@ -172,10 +172,16 @@ export class SessionRegistry {
   }
 
   /** The sessions of one project on disk, with their recovery kind; open ones say whether a turn runs. */
-  async list(cwd: string): Promise<Array<ProjectSessionRow & { open: DaemonSession | undefined }>> {
+  async list(cwd: string, page?: ListPage): Promise<{ rows: Array<ProjectSessionRow & { open: DaemonSession | undefined }>; total: number }> {
     const real = this.resolveCwd(cwd);
     // Other agents' sessions of the project too, read in place (loadable by their own session id).
-    const rows = await listSessions(this.deps.runtime.store, { projectRoot: real, cwd: real }, everyAgent(this.deps.runtime.foreignHomes));
-    return rows.map((row) => ({ ...row, open: this.sessions.get(row.id) }));
+    // Only the page's sessions are read and planned.
+    const { rows, total } = await listSessionPage(
+      this.deps.runtime.store,
+      { projectRoot: real, cwd: real },
+      everyAgent(this.deps.runtime.foreignHomes),
+      page ? { page } : {},
+    );
+    return { rows: rows.map((row) => ({ ...row, open: this.sessions.get(row.id) })), total };
   }
 }

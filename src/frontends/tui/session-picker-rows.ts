@@ -1,11 +1,11 @@
 /**
- * `/resume` without an id: this project's sessions from the store's `list`, each
+ * `/resume` without an id: this project's sessions (src/runtime/list-sessions.ts), each
  * with the recovery kind and cause it would resume as (the same loader and
  * planner every entrypoint uses), its size, age and whether a process holds it.
  * Read-only: no lease, no writes.
  */
-import { everyAgent, listSessions } from '../../runtime/list-sessions.js';
-import { loadAndPlan, type RuntimeDeps } from '../../runtime/session-runtime.js';
+import { everyAgent, listProjectSessions, listSessions } from '../../runtime/list-sessions.js';
+import type { RuntimeDeps } from '../../runtime/session-runtime.js';
 
 export interface PickerRow {
   /** What `/resume` passes on: the session id. */
@@ -27,24 +27,24 @@ export interface PickerRow {
 export async function loadPickerRows(deps: RuntimeDeps, currentSessionId: string): Promise<PickerRow[]> {
   const rows: PickerRow[] = [];
   const now = Date.parse(deps.now());
-  for (const entry of await deps.store.list(deps.scope)) {
+  // Each planned through its plan checkpoint: a picker opened again reads no history.
+  for (const row of await listProjectSessions(deps.store, deps.scope)) {
     const base = {
       // A log that names no session id is resumed by its location.
-      target: entry.ref.sessionId || entry.ref.location,
-      sessionId: entry.ref.sessionId,
-      records: entry.records,
-      ageMs: entry.lastUpdate ? Math.max(0, now - Date.parse(entry.lastUpdate)) : null,
-      firstPrompt: entry.firstPrompt,
-      current: entry.ref.sessionId === currentSessionId,
+      target: row.target ?? row.path,
+      sessionId: row.target === row.path ? '' : (row.target ?? ''),
+      records: row.records,
+      ageMs: row.lastUpdate ? Math.max(0, now - Date.parse(row.lastUpdate)) : null,
+      firstPrompt: row.firstPrompt,
+      current: row.target === currentSessionId,
       agent: 'mend',
     };
-    if (entry.error) {
-      rows.push({ ...base, kind: 'unreadable', cause: entry.error.code, running: false, error: entry.error.message });
+    if (row.error) {
+      rows.push({ ...base, kind: 'unreadable', cause: row.error.code, running: false, error: row.error.message });
       continue;
     }
-    const holder = await deps.store.activeWriter(entry.ref);
-    const { plan } = await loadAndPlan(deps.store, entry.ref, false, holder);
-    rows.push({ ...base, kind: plan.kind, cause: plan.cause, running: holder !== null && !base.current });
+    // A live holder makes the plan's cause `running`.
+    rows.push({ ...base, kind: row.kind, cause: row.cause, running: row.cause === 'running' && !base.current });
   }
   // Other agents' sessions of this project, planned in place (never written until continued in mend).
   for (const row of await listSessions(deps.store, deps.scope, { ...everyAgent(deps.foreignHomes), mend: false })) {

@@ -13,11 +13,12 @@ import { open, rename, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { LogIdentity } from './log-identity.js';
-import type { PrefixSummary } from './prefix-summary.js';
+import type { OutlinePlan } from '../outline-plan.js';
+import type { LogFacts, PrefixSummary } from './prefix-summary.js';
 import { UuidBloom } from './uuid-bloom.js';
 
 /** Bump when anything about what a checkpoint holds or means changes: older ones are then ignored. */
-export const CHECKPOINT_VERSION = 2;
+export const CHECKPOINT_VERSION = 3;
 const MAGIC = Buffer.from('mendckpt', 'latin1');
 const FIXED = MAGIC.length + 12;
 
@@ -25,6 +26,8 @@ export interface CheckpointHeader {
   log: LogIdentity;
   summary: PrefixSummary;
   bloom: { bytes: number; capacity: number; count: number; crc: number };
+  /** The plan of the whole log as identified (nobody holding it, these options) and its listing facts; null when not kept. */
+  result: { allowAutoContinue: boolean; planned: OutlinePlan; facts: LogFacts } | null;
 }
 
 export type ReadHeader = { header: CheckpointHeader } | { missing: true } | { damaged: string };
@@ -74,8 +77,8 @@ export async function readCheckpointBloom(file: string, header: CheckpointHeader
 }
 
 /** Temp file + rename; never fsynced. */
-export async function writeCheckpoint(file: string, log: LogIdentity, summary: PrefixSummary, bloom: UuidBloom): Promise<void> {
-  const header: CheckpointHeader = { log, summary, bloom: { bytes: bloom.bits.length, capacity: bloom.capacity, count: bloom.count, crc: crc32(bloom.bits) } };
+export async function writeCheckpoint(file: string, log: LogIdentity, summary: PrefixSummary, bloom: UuidBloom, result: CheckpointHeader['result']): Promise<void> {
+  const header: CheckpointHeader = { log, summary, bloom: { bytes: bloom.bits.length, capacity: bloom.capacity, count: bloom.count, crc: crc32(bloom.bits) }, result };
   const body = Buffer.from(JSON.stringify(header), 'utf8');
   const fixed = Buffer.alloc(FIXED);
   MAGIC.copy(fixed);

@@ -12,7 +12,7 @@
  * the hashed parts, restored from a backup, rewritten by another writer) is a mismatch.
  */
 import { createHash } from 'node:crypto';
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 
 const HEAD_BYTES = 256 * 1024;
 const TAIL_BYTES = 64 * 1024;
@@ -28,6 +28,18 @@ export interface LogIdentity {
   /** Where the end hash starts (at the window or before it). */
   tailStart: number;
   tailHash: string;
+  /** When the identity was taken (ms since the epoch): times within RACY_MS of it are not trusted alone. */
+  madeAtMs: number;
+}
+
+/** The log's file and times (stat only), or null when it cannot be stat'ed. */
+export async function statLog(path: string): Promise<{ dev: string; ino: string; size: number; mtimeNs: string; ctimeNs: string } | null> {
+  try {
+    const s = await stat(path, { bigint: true });
+    return { dev: s.dev.toString(), ino: s.ino.toString(), size: Number(s.size), mtimeNs: s.mtimeNs.toString(), ctimeNs: s.ctimeNs.toString() };
+  } catch {
+    return null;
+  }
 }
 
 function sha1(bytes: Uint8Array): string {
@@ -65,6 +77,7 @@ export async function identifyLog(path: string, bytes: number, windowStart: numb
       headHash: sha1(head),
       tailStart,
       tailHash: sha1(tail),
+      madeAtMs: Date.now(),
     };
     return { identity, window: tail.subarray(windowStart - tailStart) };
   } finally {

@@ -23,8 +23,8 @@ import type { BuildPlanInput } from '../../recovery/plan-types.js';
 import type { PlanCheckpointSlot } from '../../store/session-store.js';
 import { planFromOutline, type OutlinePlan, type PrefixJoin } from '../outline-plan.js';
 import { readCheckpointBloom, readCheckpointHeader, writeCheckpoint, type CheckpointHeader } from './checkpoint-file.js';
-import { bytesFromLine, identifyLog, lineOffset, openIdentified } from './log-identity.js';
-import { cutOf, planWindow, summarize, type ChainView, type PlanWindow } from './prefix-summary.js';
+import { bytesFromLine, identifyLog, lineOffset, openIdentified, statLog } from './log-identity.js';
+import { cutOf, factsOf, planWindow, summarize, type ChainView, type LogFacts, type PlanWindow } from './prefix-summary.js';
 import type { UuidBloom } from './uuid-bloom.js';
 
 export type { PlanCheckpointSlot };
@@ -44,14 +44,61 @@ export interface CheckpointPlanInput {
  * that ends naturally still writes it; settledCheckpointWrites waits for it).
  */
 export async function planWithCheckpoint(input: CheckpointPlanInput): Promise<OutlinePlan> {
+  return (await planAndFacts(input)).planned;
+}
+
+/** The plan and what a session listing shows of the log (planWithCheckpoint's, with its facts). */
+export async function planAndFacts(input: CheckpointPlanInput): Promise<PlannedLog> {
   const { slot } = input;
   const note = (message: string): void => slot.note?.(`plan checkpoint of ${slot.path}: ${message}`);
   const read = await readCheckpointHeader(slot.cacheFile);
   if ('header' in read) {
+    const kept = await keptResult(input, read.header);
+    if (kept !== null) return kept;
     const warm = await fromCheckpoint(input, read.header, note, later);
     if (warm !== null) return warm;
   } else if ('damaged' in read) note(`not used (${read.damaged}); reading the whole log`);
   return fullPass(input, note, later);
+}
+
+export interface PlannedLog {
+  planned: OutlinePlan;
+  facts: LogFacts;
+}
+
+export type { LogFacts };
+
+/** What a listing shows of a log, from its whole outline (the same facts a checkpoint keeps). */
+export function outlineFacts(outline: SessionOutline): LogFacts {
+  return factsOf(outline, null);
+}
+
+/**
+ * How long after a log last changed its times are trusted alone: a change within the file
+ * system's timestamp granularity of the checkpoint's making may leave them equal.
+ */
+const RACY_MS = 2000;
+
+/**
+ * The plan the checkpoint keeps, when it asks for nothing more than the times of the log:
+ * the log is the same length with the same modification and change times (not racily
+ * close to when the checkpoint was made), nobody holds its lease and the options match.
+ */
+async function keptResult(input: CheckpointPlanInput, header: CheckpointHeader): Promise<PlannedLog | null> {
+  const kept = header.result;
+  if (kept === null || input.activeWriter !== null || kept.allowAutoContinue !== (input.options?.allowAutoContinue === true)) return null;
+  const log = header.log;
+  if (log.mtimeNs === null || log.ctimeNs === null || isRacy(log.madeAtMs, log.mtimeNs, log.ctimeNs)) return null;
+  const stat = await statLog(input.slot.path);
+  if (stat === null || stat.dev !== log.dev || stat.ino !== log.ino || stat.size !== log.bytes || stat.mtimeNs !== log.mtimeNs || stat.ctimeNs !== log.ctimeNs) {
+    return null;
+  }
+  return { planned: snapshot(kept.planned), facts: { ...kept.facts } };
+}
+
+function isRacy(madeAtMs: number, mtimeNs: string, ctimeNs: string): boolean {
+  const changedMs = Number((BigInt(mtimeNs) > BigInt(ctimeNs) ? BigInt(mtimeNs) : BigInt(ctimeNs)) / 1_000_000n);
+  return madeAtMs - changedMs < RACY_MS;
 }
 
 /** How a checkpoint write is run: now (awaited) or after the plan is handed back. */
@@ -82,6 +129,7 @@ export async function refreshCheckpoint(input: CheckpointPlanInput, fullPassByte
   const note = (message: string): void => slot.note?.(`plan checkpoint of ${slot.path}: ${message}`);
   try {
     const read = await readCheckpointHeader(slot.cacheFile);
+    if ('header' in read && (await keptResult(input, read.header)) !== null) return;
     if ('header' in read && (await fromCheckpoint(input, read.header, note, now)) !== null) return;
     if ((await stat(slot.path)).size <= fullPassBytes) await fullPass(input, note, now);
   } catch (error) {
@@ -106,7 +154,7 @@ async function fromCheckpoint(
   header: CheckpointHeader,
   note: (message: string) => void,
   writing: Writing,
-): Promise<OutlinePlan | null> {
+): Promise<PlannedLog | null> {
   const { slot } = input;
   const summary = header.summary;
   const opened = await openIdentified(slot.path, header.log);
@@ -131,9 +179,21 @@ async function fromCheckpoint(
     note(`not used (${planned.refused}); reading the whole log`);
     return null;
   }
-  if (opened.grown && seen.chain !== null && bloom !== null) {
-    // Appended since: a checkpoint of the log as it is now, from the window just read.
-    const view: ChainView = { window: seen.chain, source: outline.source, cwd: (i) => outline.cwd(i), lineShift: summary.linesBefore, cwdBefore: summary.cwd };
+  const facts = factsOf(outline, summary);
+  const result: PlannedLog = { planned: planned.plan, facts };
+  const unkept = header.result === null || (header.log.mtimeNs !== null && isRacy(header.log.madeAtMs, header.log.mtimeNs, header.log.ctimeNs!));
+  const stale = opened.grown || (unkept && input.activeWriter === null && !opened.grown);
+  if (stale && seen.chain !== null) {
+    // Appended since (or its kept plan is missing or was made racily): a checkpoint of the
+    // log as it is now, from the window just read.
+    const view: ChainView = {
+      window: seen.chain,
+      source: outline.source,
+      cwd: (i) => outline.cwd(i),
+      lineShift: summary.linesBefore,
+      cwdBefore: summary.cwd,
+      headBefore: { records: summary.records, head: summary.head },
+    };
     const wholeReadDiagnostics = summary.readDiagnostics.length + outline.read.diagnostics.length;
     const cut = cutOf(view);
     const offset = cut === null ? -1 : lineOffset(window, cut.line - summary.linesBefore);
@@ -141,41 +201,46 @@ async function fromCheckpoint(
       const windowStart = summary.windowStart + offset;
       const next = window.subarray(offset, opened.size - summary.windowStart);
       // As handed back now: the caller owns the plan and may change it before the write runs.
-      const plan = snapshot(planned.plan);
-      await writing(() => store(input, note, plan, wholeReadDiagnostics, view, cut, next, windowStart, opened.size, bloom));
+      const whole = snapshot(result);
+      const prefixBloom = bloom;
+      await writing(async () => {
+        const filter = prefixBloom ?? (await readCheckpointBloom(slot.cacheFile, header));
+        if (filter !== null) await store(input, note, whole, wholeReadDiagnostics, view, cut, next, windowStart, opened.size, filter);
+      });
     }
   }
-  return planned.plan;
+  return result;
 }
 
-async function fullPass(input: CheckpointPlanInput, note: (message: string) => void, writing: Writing): Promise<OutlinePlan> {
+async function fullPass(input: CheckpointPlanInput, note: (message: string) => void, writing: Writing): Promise<PlannedLog> {
   const { slot } = input;
   const outline = await outlineReader.read(slot.path, slot.readOptions);
   const seen: { chain: LoadedChain | null } = { chain: null };
   const planned = planner(input, (chain) => (seen.chain = chain))(outline, alone)!;
   const origin = input.originOf(outline);
   if (origin) planned.loaded.conversation.origin = origin;
-  if (seen.chain === null) return planned;
-  const view: ChainView = { window: seen.chain, source: outline.source, cwd: (i) => outline.cwd(i), lineShift: 0, cwdBefore: null };
+  const result: PlannedLog = { planned, facts: factsOf(outline, null) };
+  if (seen.chain === null) return result;
+  const view: ChainView = { window: seen.chain, source: outline.source, cwd: (i) => outline.cwd(i), lineShift: 0, cwdBefore: null, headBefore: null };
   const cut = cutOf(view);
-  if (cut === null) return planned;
+  if (cut === null) return result;
   const read = outline.read;
   const newlines = read.endsWithNewline ? read.lines : Math.max(0, read.lines - 1);
   // As handed back now: the caller owns the plan and may change it before the write runs.
-  const whole = snapshot(planned);
+  const whole = snapshot(result);
   const write = async (): Promise<void> => {
     const window = await bytesFromLine(slot.path, read.bytes, newlines, cut.line).catch(() => null);
     if (window !== null) await store(input, note, whole, read.diagnostics.length, view, cut, window.bytes, window.start, read.bytes, null);
   };
   await writing(write);
-  return planned;
+  return result;
 }
 
 /** Summarises the log up to `bytes` and writes its checkpoint; a failure only leaves no (new) checkpoint. */
 async function store(
   input: CheckpointPlanInput,
   note: (message: string) => void,
-  whole: OutlinePlan,
+  whole: PlannedLog,
   wholeReadDiagnostics: number,
   view: ChainView,
   cut: { k: number; line: number },
@@ -188,7 +253,8 @@ async function store(
   try {
     const windowOutline = await outlineReader.readBytes(window, slot.readOptions);
     const made = summarize({
-      whole,
+      whole: whole.planned,
+      wholeFacts: whole.facts,
       wholeReadDiagnostics,
       view,
       cut,
@@ -207,7 +273,9 @@ async function store(
       note('no checkpoint: the log changed while it was read');
       return;
     }
-    await writeCheckpoint(slot.cacheFile, identified.identity, made.summary, made.bloom);
+    // The plan itself is kept for the next read of the unchanged log (keptResult), when nobody held it.
+    const result = input.activeWriter === null ? { allowAutoContinue: input.options?.allowAutoContinue === true, planned: whole.planned, facts: whole.facts } : null;
+    await writeCheckpoint(slot.cacheFile, identified.identity, made.summary, made.bloom, result);
   } catch (error) {
     note(`no checkpoint written (${(error as Error).message})`);
   }

@@ -21,7 +21,7 @@ import type { LoadedChain } from '../../session/conversation-loader.js';
 import type { HistoryGap, LoadDiagnostic, SessionOrigin } from '../../session/conversation.js';
 import type { SessionOutline } from '../../session/outline/history-reader.js';
 import { SystemSubtype } from '../../session/record-kinds.js';
-import type { Content } from '../../session/records.js';
+import type { ChatRecord, Content } from '../../session/records.js';
 import type { OutlinePlan, PrefixJoin } from '../outline-plan.js';
 import { UuidBloom } from './uuid-bloom.js';
 
@@ -45,6 +45,43 @@ export interface PrefixSummary {
   cwd: string | null;
   before: HistoryBefore;
   origin?: SessionOrigin;
+  /** What a listing shows of the prefix: its first record's time and its first prompt (null: no user record in it). */
+  head: { started: string | null; firstUser: { text: string | null } | null };
+}
+
+/** What a session listing shows of a log besides its plan (SessionListing's fields). */
+export interface LogFacts {
+  records: number;
+  started: string | null;
+  lastUpdate: string | null;
+  firstPrompt: string | null;
+}
+
+/** The first text of a user record, as a listing shows it. */
+function promptOf(record: ChatRecord): string | null {
+  const text = record.type === 'user' ? record.message.parts.find((p) => typeof p.text === 'string')?.text : undefined;
+  return text === undefined ? null : text.slice(0, 200);
+}
+
+/**
+ * The listing facts of a log from its outline (the whole log's, or a window's after `summary`'s
+ * prefix): its records, the time of its first and last record, and its first prompt.
+ */
+export function factsOf(outline: SessionOutline, summary: PrefixSummary | null): LogFacts {
+  const source = outline.source;
+  const n = source.count;
+  const before = summary?.records ?? 0;
+  const started = before > 0 ? summary!.head.started : n > 0 ? (source.full([0])[0]!.timestamp ?? null) : null;
+  let firstPrompt: string | null = null;
+  if (summary?.head.firstUser) firstPrompt = summary.head.firstUser.text;
+  else {
+    for (let i = 0; i < n; i++) {
+      if (source.type(i) !== 'user') continue;
+      firstPrompt = promptOf(source.full([i])[0]!);
+      break;
+    }
+  }
+  return { records: before + n, started, lastUpdate: n > 0 ? (source.full([n - 1])[0]!.timestamp ?? null) : null, firstPrompt };
 }
 
 /** A window's plan joined to a summary, or why it cannot be. */
@@ -122,6 +159,8 @@ export interface ChainView {
   lineShift: number;
   /** The cwd before this view's first record (a previous summary's), or null. */
   cwdBefore: string | null;
+  /** The records and listing head before this view's first record (a previous summary's), or null. */
+  headBefore: { records: number; head: PrefixSummary['head'] } | null;
 }
 
 /** Where the next summary cuts the log: the last model record of the chain; null when there is none. */
@@ -135,8 +174,9 @@ export function cutOf(view: ChainView): { k: number; line: number } | null {
 
 /** What summarize needs of the log beyond the view: the window's bytes and how it plans. */
 export interface SummarizeInput {
-  /** The whole log's plan (the one the summary must reproduce). */
+  /** The whole log's plan (the one the summary must reproduce) and its listing facts. */
   whole: OutlinePlan;
+  wholeFacts: LogFacts;
   /** How many of whole.loaded.diagnostics the reader gave (they come first). */
   wholeReadDiagnostics: number;
   view: ChainView;
@@ -189,6 +229,7 @@ export function summarize(input: SummarizeInput): { summary: PrefixSummary; bloo
     cwd,
     before: { repairs: beforeRepairs, entries: whole.plan.apiEntryCount - alone.plan.apiEntryCount },
     ...(conversation.origin !== undefined ? { origin: conversation.origin } : {}),
+    head: headOf(view, cut.line),
   };
   if (summary.records < 0 || ownRepairs < 0 || beforeRepairs.length + wholeGaps + ownRepairs !== whole.plan.repairs.length) return null;
 
@@ -207,7 +248,26 @@ export function summarize(input: SummarizeInput): { summary: PrefixSummary; bloo
   const stored = JSON.parse(JSON.stringify(summary)) as PrefixSummary;
   const joined = planWindow(windowOutline, stored, bloom, input.plan);
   if (!('plan' in joined) || !isDeepStrictEqual(plain(joined.plan), plain(whole))) return null;
+  if (!isDeepStrictEqual(factsOf(windowOutline, stored), input.wholeFacts)) return null;
   return { summary: stored, bloom };
+}
+
+/** The listing head of the records before the cut's line. */
+function headOf(view: ChainView, line: number): PrefixSummary['head'] {
+  const source = view.source;
+  const before = view.headBefore;
+  let started = before !== null && before.records > 0 ? before.head.started : null;
+  let firstUser = before?.head.firstUser ?? null;
+  let seen = before !== null && before.records > 0;
+  for (let i = 0; i < source.count && (!seen || firstUser === null); i++) {
+    if (source.firstLine(i) + view.lineShift >= line) continue;
+    if (!seen) {
+      started = source.full([i])[0]!.timestamp ?? null;
+      seen = true;
+    }
+    if (firstUser === null && source.type(i) === 'user') firstUser = { text: promptOf(source.full([i])[0]!) };
+  }
+  return { started, firstUser };
 }
 
 function plain(value: unknown): unknown {

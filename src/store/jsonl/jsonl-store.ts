@@ -27,7 +27,7 @@ import {
   resolveResumeTarget,
   sessionLogPath,
 } from '../../session/session-paths.js';
-import type { PlanCheckpointSlot, ProjectScope, SessionListing, SessionRef, SessionStore, WriterIdentity, WriterLease } from '../session-store.js';
+import type { LogListing, PlanCheckpointSlot, ProjectScope, SessionListing, SessionRef, SessionStore, WriterIdentity, WriterLease } from '../session-store.js';
 import { JsonlLease } from './jsonl-lease.js';
 import { jsonlLines } from './jsonl-lines.js';
 
@@ -126,6 +126,31 @@ export class JsonlSessionStore implements SessionStore {
       }
     }
     return rows.sort((a, b) => (b.lastUpdate ?? '').localeCompare(a.lastUpdate ?? ''));
+  }
+
+  async listLogs(scope: ProjectScope): Promise<LogListing[]> {
+    const paths = await listSessions(projectDir(this.options.home, scope.projectRoot));
+    const found: Array<(LogListing & { lastMs: number }) | null> = new Array(paths.length).fill(null);
+    const look = async (i: number): Promise<void> => {
+      const path = paths[i]!;
+      const ref = this.refFor(path, scope.projectRoot);
+      try {
+        const last = (await isRegularFile(path)) ? await lastRecordInfo(path) : null;
+        if (last !== null && !belongsToProject(last.cwd, scope)) return;
+        found[i] = { ref, lastMs: last?.ms ?? Number.NEGATIVE_INFINITY };
+      } catch (error) {
+        found[i] = { ref, lastMs: Number.NEGATIVE_INFINITY, error: { code: errorCodeOf(error), message: errorMessageOf(error) } };
+      }
+    };
+    // Sixteen logs at once: each is a few small reads, whose waits overlap.
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < paths.length) await look(next++);
+    };
+    await Promise.all(Array.from({ length: Math.min(16, paths.length) }, worker));
+    const listed = found.filter((f): f is LogListing & { lastMs: number } => f !== null);
+    // Newest first (stable: by name among equals).
+    return listed.sort((a, b) => (a.lastMs === b.lastMs ? 0 : b.lastMs > a.lastMs ? 1 : -1)).map(({ lastMs: _lastMs, ...listing }) => listing);
   }
 
   async exists(ref: SessionRef): Promise<boolean> {
