@@ -37,16 +37,11 @@ if (mode === 'scan') {
 const store = new JsonlSessionStore({ home, ...(mode === 'on' ? { checkpoints: {} } : {}) });
 const t0 = performance.now();
 let firstMs: number | null = null;
-const rows = await listSessions(
-  store,
-  { projectRoot: project, cwd: project },
-  undefined,
-  {
-    onRow: () => {
-      firstMs ??= performance.now() - t0;
-    },
+const rows = await listSessions(store, { projectRoot: project, cwd: project }, undefined, {
+  onRow: () => {
+    firstMs ??= performance.now() - t0;
   },
-);
+});
 const ms = performance.now() - t0;
 await settledCheckpointWrites();
 const kinds: Record<string, number> = {};

@@ -31,7 +31,21 @@ async function listRows(deps: RuntimeDeps, agent: SessionsAgent, onRow?: (row: S
         : { mend: false, agents: [agent], homes: deps.foreignHomes };
   // Asked for other agents: every row says whose it is and how large its file is.
   const withAgent = agent !== 'mend';
-  const shown = ({ id, path, started, lastUpdate, records, firstPrompt, kind, cause, planId, error, agent: owner, agentVersion, size }: ProjectSessionRow): SessionListing => ({
+  const shown = ({
+    id,
+    path,
+    started,
+    lastUpdate,
+    records,
+    firstPrompt,
+    kind,
+    cause,
+    planId,
+    error,
+    agent: owner,
+    agentVersion,
+    size,
+  }: ProjectSessionRow): SessionListing => ({
     id,
     path,
     started,

@@ -55,7 +55,12 @@ export function everyAgent(homes: ForeignHomes | undefined): ListScope {
  * place, through the same store seam (`resolve` by path), so a row's plan id is the one
  * `mend plan PATH` gives; nothing is written.
  */
-export async function listSessions(store: SessionStore, scope: ProjectScope, which: ListScope = OWN_ONLY, options: ListOptions = {}): Promise<ProjectSessionRow[]> {
+export async function listSessions(
+  store: SessionStore,
+  scope: ProjectScope,
+  which: ListScope = OWN_ONLY,
+  options: ListOptions = {},
+): Promise<ProjectSessionRow[]> {
   return (await listSessionPage(store, scope, which, options)).rows;
 }
 
@@ -147,7 +152,11 @@ export async function listProjectSessions(store: SessionStore, scope: ProjectSco
  * checkpoint (a warm listing reads no history), and only the page's; else every session
  * is read for the listing (SessionStore.list) and then planned.
  */
-export async function listProjectSessionPage(store: SessionStore, scope: ProjectScope, options: ListOptions = {}): Promise<{ rows: ProjectSessionRow[]; total: number }> {
+export async function listProjectSessionPage(
+  store: SessionStore,
+  scope: ProjectScope,
+  options: ListOptions = {},
+): Promise<{ rows: ProjectSessionRow[]; total: number }> {
   if (store.listLogs === undefined) {
     const all = await listReadSessions(store, scope);
     const rows = options.page ? all.slice(options.page.start, options.page.start + options.page.size) : all;

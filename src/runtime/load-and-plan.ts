@@ -70,7 +70,12 @@ export async function loadPlanHead(store: SessionStore, ref: SessionRef, allowAu
  * The plan head of a session and what a listing shows of it (records, first and last
  * record time, first prompt), through its plan checkpoint when the store keeps one.
  */
-export async function loadPlanAndFacts(store: SessionStore, ref: SessionRef, allowAutoContinue: boolean, activeWriter: ActiveWriter | null): Promise<PlannedLog> {
+export async function loadPlanAndFacts(
+  store: SessionStore,
+  ref: SessionRef,
+  allowAutoContinue: boolean,
+  activeWriter: ActiveWriter | null,
+): Promise<PlannedLog> {
   const slot = store.checkpointSlot?.(ref) ?? null;
   if (slot !== null) return planAndFacts({ slot, build: buildOptionsFor(ref), options: { allowAutoContinue }, activeWriter, originOf: originOfOutline });
   const outline = await store.readOutline(ref);

@@ -22,7 +22,17 @@ import type { ActiveWriter } from '../session/active-writer.js';
 import type { ReadResult } from '../session/log-reader.js';
 import { wholeOutline, type SessionOutline } from '../session/outline/history-reader.js';
 import { isSessionId } from '../session/session-paths.js';
-import type { LogListing, PlanCheckpointSlot, ProjectScope, SessionListing, SessionRef, SessionStore, StoreKind, WriterIdentity, WriterLease } from './session-store.js';
+import type {
+  LogListing,
+  PlanCheckpointSlot,
+  ProjectScope,
+  SessionListing,
+  SessionRef,
+  SessionStore,
+  StoreKind,
+  WriterIdentity,
+  WriterLease,
+} from './session-store.js';
 
 /** Reads the first bytes of a file (what sniffing needs). */
 async function head(path: string): Promise<Buffer> {
@@ -78,6 +88,9 @@ export async function classifyFile(path: string): Promise<ForeignAgent | null> {
 }
 
 export class ForeignSourcesStore implements SessionStore {
+  /** The inner store's, when it has one (a store without it is listed by reading every session). */
+  readonly listLogs: ((scope: ProjectScope) => Promise<LogListing[]>) | undefined;
+
   readonly readLines?: (ref: SessionRef) => AsyncIterable<string>;
 
   constructor(
@@ -85,6 +98,7 @@ export class ForeignSourcesStore implements SessionStore {
     /** Where other agents keep sessions: a session id none of mend's sessions has is looked up there. */
     private readonly homes?: ForeignHomes,
   ) {
+    this.listLogs = inner.listLogs?.bind(inner);
     if (inner.readLines) {
       const lines = inner.readLines.bind(inner);
       this.readLines = (ref) => {
@@ -143,10 +157,6 @@ export class ForeignSourcesStore implements SessionStore {
   async read(ref: SessionRef): Promise<ReadResult> {
     if (!ref.foreign) return this.inner.read(ref);
     return (await readForeignFile(ref.location, ref.foreign.agent)).read;
-  }
-
-  listLogs(scope: ProjectScope): Promise<LogListing[]> {
-    return this.inner.listLogs ? this.inner.listLogs(scope) : Promise.resolve([]);
   }
 
   checkpointSlot(ref: SessionRef): PlanCheckpointSlot | null {

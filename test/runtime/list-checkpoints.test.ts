@@ -33,7 +33,17 @@ function session(n: number, turns: number, ending: 'clean' | 'dangling' | 'promp
   let t = Date.UTC(2026, 0, 1 + n);
   const push = (record: Record<string, unknown>): void => {
     const uuid = `${id.slice(0, 8)}-0000-4000-8000-${String(lines.length).padStart(12, '0')}`;
-    lines.push(JSON.stringify({ uuid, parentUuid: parent, sessionId: id, timestamp: new Date((t += 1000)).toISOString(), cwd: project, version: 'mend/0.1.0', ...record }));
+    lines.push(
+      JSON.stringify({
+        uuid,
+        parentUuid: parent,
+        sessionId: id,
+        timestamp: new Date((t += 1000)).toISOString(),
+        cwd: project,
+        version: 'mend/0.1.0',
+        ...record,
+      }),
+    );
     parent = uuid;
   };
   for (let i = 0; i < turns; i++) {
@@ -77,7 +87,10 @@ describe('session listings through plan checkpoints', () => {
     expect(page).toEqual({ rows: warm.slice(2, 4), total: warm.length });
 
     // Appended to: the rows follow.
-    appendFileSync(paths[1]!, `${JSON.stringify({ uuid: 'late-result', parentUuid: null, sessionId: '00000002-1111-4222-8333-444444444444', timestamp: '2026-02-01T00:00:00.000Z', cwd: project, version: 'mend/0.1.0', type: 'user', message: { role: 'user', parts: [{ text: 'still there?' }] } })}\n`);
+    appendFileSync(
+      paths[1]!,
+      `${JSON.stringify({ uuid: 'late-result', parentUuid: null, sessionId: '00000002-1111-4222-8333-444444444444', timestamp: '2026-02-01T00:00:00.000Z', cwd: project, version: 'mend/0.1.0', type: 'user', message: { role: 'user', parts: [{ text: 'still there?' }] } })}\n`,
+    );
     const after = await listSessions(store, scope);
     await settledCheckpointWrites();
     expect(byPath(after)).toEqual(byPath(await listSessions(reference, scope)));

@@ -77,8 +77,19 @@ export async function readCheckpointBloom(file: string, header: CheckpointHeader
 }
 
 /** Temp file + rename; never fsynced. */
-export async function writeCheckpoint(file: string, log: LogIdentity, summary: PrefixSummary, bloom: UuidBloom, result: CheckpointHeader['result']): Promise<void> {
-  const header: CheckpointHeader = { log, summary, bloom: { bytes: bloom.bits.length, capacity: bloom.capacity, count: bloom.count, crc: crc32(bloom.bits) }, result };
+export async function writeCheckpoint(
+  file: string,
+  log: LogIdentity,
+  summary: PrefixSummary,
+  bloom: UuidBloom,
+  result: CheckpointHeader['result'],
+): Promise<void> {
+  const header: CheckpointHeader = {
+    log,
+    summary,
+    bloom: { bytes: bloom.bits.length, capacity: bloom.capacity, count: bloom.count, crc: crc32(bloom.bits) },
+    result,
+  };
   const body = Buffer.from(JSON.stringify(header), 'utf8');
   const fixed = Buffer.alloc(FIXED);
   MAGIC.copy(fixed);

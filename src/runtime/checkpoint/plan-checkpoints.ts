@@ -90,7 +90,14 @@ async function keptResult(input: CheckpointPlanInput, header: CheckpointHeader):
   const log = header.log;
   if (log.mtimeNs === null || log.ctimeNs === null || isRacy(log.madeAtMs, log.mtimeNs, log.ctimeNs)) return null;
   const stat = await statLog(input.slot.path);
-  if (stat === null || stat.dev !== log.dev || stat.ino !== log.ino || stat.size !== log.bytes || stat.mtimeNs !== log.mtimeNs || stat.ctimeNs !== log.ctimeNs) {
+  if (
+    stat === null ||
+    stat.dev !== log.dev ||
+    stat.ino !== log.ino ||
+    stat.size !== log.bytes ||
+    stat.mtimeNs !== log.mtimeNs ||
+    stat.ctimeNs !== log.ctimeNs
+  ) {
     return null;
   }
   return { planned: snapshot(kept.planned), facts: { ...kept.facts } };
@@ -274,7 +281,8 @@ async function store(
       return;
     }
     // The plan itself is kept for the next read of the unchanged log (keptResult), when nobody held it.
-    const result = input.activeWriter === null ? { allowAutoContinue: input.options?.allowAutoContinue === true, planned: whole.planned, facts: whole.facts } : null;
+    const result =
+      input.activeWriter === null ? { allowAutoContinue: input.options?.allowAutoContinue === true, planned: whole.planned, facts: whole.facts } : null;
     await writeCheckpoint(slot.cacheFile, identified.identity, made.summary, made.bloom, result);
   } catch (error) {
     note(`no checkpoint written (${(error as Error).message})`);
