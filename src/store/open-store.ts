@@ -10,6 +10,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { MendError } from '../errors.js';
 import type { WriteFaultHook } from '../session/log-writer.js';
+import type { AppendMode } from '../session/queued-append/log-appender.js';
 import type { OutlineParallel } from '../session/outline/history-reader.js';
 import { JsonlSessionStore } from './jsonl/jsonl-store.js';
 import { isPostgresSpec, redactUrl, type Env, type PgTuning } from './postgres/pg-config.js';
@@ -27,6 +28,8 @@ export interface OpenStoreOptions {
   outline?: OutlineParallel | false;
   /** False: the JSONL store's outline pass parses every line, no line scanner (JsonlStoreOptions.outlineScan). */
   outlineScan?: boolean;
+  /** How the JSONL store's leases append (JsonlStoreOptions.appendMode); PostgreSQL commits are awaited either way. */
+  appendMode?: AppendMode;
 }
 
 /** The store spec in force: the flag, else MEND_STORE, else `jsonl`. */
@@ -44,6 +47,7 @@ export async function openStore(spec: string, env: Env, options: OpenStoreOption
       ...(options.warn ? { warn: options.warn } : {}),
       ...(options.outline !== undefined ? { outline: options.outline } : {}),
       ...(options.outlineScan !== undefined ? { outlineScan: options.outlineScan } : {}),
+      ...(options.appendMode !== undefined ? { appendMode: options.appendMode } : {}),
     });
   }
   if (isPostgresSpec(spec)) {

@@ -1,18 +1,20 @@
 /**
  * The JSONL store's writer lease: the session's lock file plus an append-only
  * writer, opened on the first append so a failed run on a new session leaves no
- * log behind. Durable appends are fsynced before append returns.
+ * log behind. Durable appends are fsynced before append's promise resolves: on the
+ * calling thread (`sync`, the default), or on the thread pool (`queued`, the daemon).
  */
 import { existsSync, statSync, unlinkSync } from 'node:fs';
 import { MendError, errorMessageOf } from '../../errors.js';
 import type { ActiveWriter } from '../../session/active-writer.js';
-import { SessionWriter, type WriteFaultHook } from '../../session/log-writer.js';
+import type { WriteFaultHook } from '../../session/log-writer.js';
+import { openLogAppender, type AppendMode, type LogAppender } from '../../session/queued-append/log-appender.js';
 import type { ChatRecord } from '../../session/records.js';
 import type { SessionLock } from '../../session/session-lock.js';
 import type { AppendOptions, SessionRef, WriterLease } from '../session-store.js';
 
 export class JsonlLease implements WriterLease {
-  private writer: SessionWriter | null = null;
+  private writer: LogAppender | null = null;
   private released = false;
 
   constructor(
@@ -20,6 +22,7 @@ export class JsonlLease implements WriterLease {
     readonly holder: ActiveWriter,
     private readonly lock: SessionLock,
     private readonly faultHook: WriteFaultHook | undefined,
+    private readonly appendMode: AppendMode = 'sync',
   ) {}
 
   private get path(): string {
@@ -33,7 +36,7 @@ export class JsonlLease implements WriterLease {
     this.checkHeld();
   }
 
-  /** Synchronous, so an append still reaches the kernel before append() first yields. */
+  /** Synchronous, so in `sync` mode an append still reaches the kernel before append() first yields. */
   private checkHeld(): void {
     if (this.released) throw new Error(`internal: lease of ${this.path} checked after it was released`);
     if (this.lost) throw this.lost;
@@ -62,20 +65,21 @@ export class JsonlLease implements WriterLease {
     // A writer whose lock was taken away must not write behind the new writer's back.
     this.checkHeld();
     const creating = this.writer === null && !existsSync(this.path);
-    this.writer ??= SessionWriter.open(this.path, { create: creating, ...(this.faultHook ? { faultHook: this.faultHook } : {}) });
+    this.writer ??= openLogAppender(this.path, { create: creating, mode: this.appendMode, faultHook: this.faultHook });
     try {
-      this.writer.append(record, { durable: options.durable });
+      await this.writer.append(record, { durable: options.durable });
     } catch (error) {
       // A new session whose very first write failed (disk full) must not leave an empty
       // log behind: the same --session-id could never be used again.
-      if (creating) this.discardEmptyLog();
+      if (creating) await this.discardEmptyLog();
       throw error;
     }
   }
 
-  private discardEmptyLog(): void {
-    this.writer?.close();
+  private async discardEmptyLog(): Promise<void> {
+    const writer = this.writer;
     this.writer = null;
+    await writer?.close().catch(() => undefined);
     try {
       if (statSync(this.path).size === 0) unlinkSync(this.path);
     } catch {
@@ -87,7 +91,7 @@ export class JsonlLease implements WriterLease {
     if (this.released) return;
     this.released = true;
     try {
-      this.writer?.close();
+      await this.writer?.close();
     } finally {
       this.writer = null;
       this.lock.release();
