@@ -355,8 +355,8 @@ export function checkDaemonTargets(rows: DaemonLoadRow[]): DaemonTargetCheck[] {
   return checks;
 }
 
-async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
+/** The daemon bench with its command-line options (also `npm run bench -- --daemon ...`). */
+export async function daemonBenchMain(argv: string[]): Promise<void> {
   const value = (name: string): string | undefined => {
     const i = argv.indexOf(name);
     return i >= 0 ? argv[i + 1] : undefined;
@@ -379,4 +379,4 @@ async function main(): Promise<void> {
   if (argv.includes('--check') && checks.some((c) => !c.ok)) process.exitCode = 1;
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await daemonBenchMain(process.argv.slice(2));
