@@ -5,8 +5,8 @@
  *             keep the objects in an array: the least any loader has to do.
  *   read      readSessionLog only (read + validate + fragment merge).
  *   loadplan  loadSession + buildSessionRecoveryPlan: the full load every resume did
- *             before issue 11, and what a continuation's history costs that way.
- *   continue  on-demand histories (issue 11): the outline pass, the
+ *             before the outline reader, and what a continuation's history costs that way.
+ *   continue  on-demand histories: the outline pass, the
  *             plan from it (planFromOutline), then the histories read on demand
  *             (plan.apiHistory, plan.originalApiHistory, the conversation's records).
  *

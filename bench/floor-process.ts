@@ -1,5 +1,5 @@
 /**
- * The floor of a whole process (issue 11): `node dist/bench/floor-process.js FILE`
+ * The floor of a whole process: `node dist/bench/floor-process.js FILE`
  * streams FILE in 64 KiB blocks and JSON.parses every line, keeping nothing, then
  * prints one line and exits. It imports nothing of mend, so spawn -> exit is node's
  * own start-up plus the least any loader must do with the file: a resume that reaches

@@ -3,7 +3,7 @@
  * readSessionOutline (every line parsed and checked, only the outline's columns kept,
  * the session and its fragments sorted out, on one thread or two as the CLI would) and
  * exits. Spawn -> exit against the floor process shows what a resume costs before its
- * plan (issue 11's "index, not objects").
+ * plan ("index, not objects").
  */
 import { availableParallelism } from 'node:os';
 import { outlineFromEnv } from '../src/cli/outline-env.js';

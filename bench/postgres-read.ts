@@ -1,7 +1,7 @@
 /**
  * `npm run bench:postgres`: load+plan of one 100k-record session from the
  * PostgreSQL store against the same session in the JSONL store, in the same run
- * (a ratio; the machine may be shared). The target of issue 15: PostgreSQL within
+ * (a ratio; the machine may be shared). The target: PostgreSQL within
  * 2x of JSONL. Also times the import that puts the session there.
  *
  *   node dist/bench/postgres-read.js [--records N] [--reps N] [--url postgres://…/admin_db]

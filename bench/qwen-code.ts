@@ -1,7 +1,7 @@
 /**
  * Qwen Code 0.24.4 beside mend, when it happens to be installed (it is never a
  * dependency): `QWEN_CODE_BIN` or `qwen` on PATH, accepted only at that version
- * (the figures in issue 11 are of 0.24.4). Timed like mend: spawn to its first
+ * (the published comparison figures are of 0.24.4). Timed like mend: spawn to its first
  * stdout line on the same file, laid out where Qwen Code looks for it
  * (`$HOME/.qwen/projects/<project>/chats/<id>.jsonl`, the layout mend shares).
  */

@@ -1,5 +1,5 @@
 /**
- * Worst cases that must stay linear (issue 9): planning a tail whose last model entry
+ * Worst cases that must stay linear: planning a tail whose last model entry
  * holds many calls (classification, repair, continuation and notice), and reading a
  * record split into many fragments. Each is measured at n and 10n in the same run:
  * linear code costs about 10x, quadratic code about 100x. In-process, no child.

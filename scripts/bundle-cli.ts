@@ -1,7 +1,7 @@
 /**
  * Part of `npm run build`: bundles the compiled CLI (dist/src/cli/main.js) into one
  * CommonJS file, dist/cli/mend.cjs, and seeds its V8 code cache (dist/cli/mend.cjs.cache)
- * with a tiny resume, the path bin/mend.js loads it for (issue 11: start-up to
+ * with a tiny resume, the path bin/mend.js loads it for (start-up to
  * `system/init`). Node's ESM loader resolves, reads, compiles and links the ~230 modules
  * of a resume one by one (~1 ms each here); one script with cached code skips most of
  * that. The package stays ESM; the bundle is a build artifact of the same sources (one
@@ -63,7 +63,7 @@ await build({
       // The worker validates with zod only a record the hand-written check is unsure of
       // (record-validation.ts), which most logs have none of: the record schema, and zod
       // with it, is loaded from a bundle of its own the first time one needs it. zod was
-      // nine tenths of the worker's bundle and 40-60 ms of its start (issue 11), while the
+      // nine tenths of the worker's bundle and 40-60 ms of its start, while the
       // main thread parsed alone.
       name: 'lazy-worker-schema',
       setup(b) {

@@ -1,7 +1,7 @@
 /**
  * Every error mend raises on purpose carries a stable code from the one union
  * (src/wire/error-codes.ts). Callers switch on the code, never on the message.
- * The exit code table lives in src/cli/exit-codes.ts.
+ * The exit code table lives in src/wire/exit-codes.ts.
  */
 import type { WireErrorCode } from './wire/error-codes.js';
 import { WIRE_ERROR_CODES } from './wire/wire-error-code-list.js';

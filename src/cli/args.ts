@@ -183,6 +183,13 @@ const SHARED_RUN_OPTIONS = {
   'scripted-responses': { type: 'string', describe: 'JSON file of scripted model responses (see docs/scripted-responses.md)' },
   'permission-timeout': { type: 'number', default: RUN_DEFAULTS['permission-timeout'], describe: 'ms to wait for a host approval' },
   debug: { type: 'boolean', default: RUN_DEFAULTS.debug, describe: 'diagnostics to stderr' },
+  'mcp-config': {
+    type: 'string',
+    array: true,
+    describe: 'MCP servers: a JSON file or JSON text {"mcpServers": {name: {command, args, env} | {type: "http"|"sse", url, headers}}} (repeatable)',
+  },
+  'strict-mcp-config': { type: 'boolean', describe: "use only the --mcp-config servers, not the settings file's" },
+  'allowed-mcp-server-names': { type: 'string', array: true, describe: 'start only these MCP servers (a,b)' },
 } as const;
 
 const ENVIRONMENT_HELP =
@@ -276,13 +283,6 @@ function build(yargs: typeof yargsFactory, argv: string[]) {
       describe:
         "text output: every step's text, not only the final answer; with --input-format stream-json: Claude Code's permission rule (ask the host only with --permission-prompt-tool=stdio)",
     })
-    .option('mcp-config', {
-      type: 'string',
-      array: true,
-      describe: 'MCP servers: a JSON file or JSON text {"mcpServers": {name: {command, args, env} | {type: "http"|"sse", url, headers}}} (repeatable)',
-    })
-    .option('strict-mcp-config', { type: 'boolean', describe: "use only the --mcp-config servers, not the settings file's" })
-    .option('allowed-mcp-server-names', { type: 'string', array: true, describe: 'start only these MCP servers (a,b)' })
     .option('core-tools', { type: 'string', array: true, describe: 'offer only these tools to the model (a,b)' })
     .option('exclude-tools', {
       alias: 'disallowedTools',
@@ -492,6 +492,9 @@ function serveOptions(a: Record<string, unknown>): Omit<Extract<ParsedCommand, {
     provider: a['provider'] as RunOptions['provider'],
     baseUrl: a['base-url'] as string | undefined,
     scriptedResponses: a['scripted-responses'] as string | undefined,
+    mcpConfigs: ((a['mcp-config'] as string[] | undefined) ?? []).map(String),
+    allowedMcpServerNames: a['allowed-mcp-server-names'] === undefined ? undefined : splitList(a['allowed-mcp-server-names']),
+    strictMcpConfig: a['strict-mcp-config'] === true,
   };
 }
 

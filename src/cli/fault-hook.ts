@@ -9,7 +9,7 @@ import type { WriteFaultHook } from '../session/log-writer.js';
 
 export function faultHookFromEnv(spec: string | undefined, note: (msg: string) => void): WriteFaultHook | undefined {
   if (!spec) return undefined;
-  const [kind, nText, extra] = spec.split(':');
+  const [kind = '', nText, extra] = spec.split(':');
   const n = Number(nText);
   if (!Number.isInteger(n) || n < 1) {
     note(`ignoring MEND_FAULT=${spec}: N must be a whole number >= 1`);
@@ -39,7 +39,7 @@ export function faultHookFromEnv(spec: string | undefined, note: (msg: string) =
     case 'fail-fsync':
       return { beforeSync: (index) => (index + 1 === n ? { fail: extra || 'EIO' } : undefined) };
     default:
-      note(`ignoring MEND_FAULT=${spec}: unknown fault ${kind ?? ''}`);
+      note(`ignoring MEND_FAULT=${spec}: unknown fault ${kind}`);
       return undefined;
   }
 }

@@ -24,7 +24,7 @@ import { serializeLine } from '../wire/line-framer.js';
 import { errorFields, resultMessage } from '../wire/result-lines.js';
 import { parseArgs, type OutputFormat, type RunOptions } from './args.js';
 import { faultHookFromEnv } from './fault-hook.js';
-import { outlineFromEnv, outlineScanFromEnv } from './outline-env.js';
+import { checkpointsFromEnv, outlineFromEnv, outlineScanFromEnv } from './outline-env.js';
 import { daemonAppendMode, daemonShellWorkers } from './daemon-env.js';
 import type { AppendMode } from '../session/queued-append/log-appender.js';
 import type { ShellRunner } from '../tools/tool.js';
@@ -136,8 +136,13 @@ export async function composeStore(io: MainIo, flag: string | undefined, private
     ...(faultHook ? { faultHook } : {}),
     ...(outline !== undefined ? { outline } : {}),
     ...(outlineScanFromEnv(io.env) ? {} : { outlineScan: false }),
+    ...checkpointOption(checkpointsFromEnv(io.env, (line) => io.stderr.write(`mend[debug]: ${line}\n`))),
     ...(appendMode !== undefined ? { appendMode } : {}),
   });
+}
+
+function checkpointOption(checkpoints: ReturnType<typeof checkpointsFromEnv>): { checkpoints?: NonNullable<ReturnType<typeof checkpointsFromEnv>> } {
+  return checkpoints === undefined ? {} : { checkpoints };
 }
 
 export async function compose(io: MainIo, options: ComposeOptions, signal?: AbortSignal): Promise<Composition> {
@@ -273,6 +278,16 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
     const token = serve.token ?? (io.env['MEND_SERVER_TOKEN']?.trim() || undefined);
     return withSignals(controller, async () => {
       const { runServe } = await import('../frontends/daemon/serve.js');
+      // The servers of every daemon session: the rule of a run (flags, then the settings file).
+      let mcp: McpServerSelection;
+      try {
+        mcp = selectMcpServers(
+          { mcpConfigs: serve.mcpConfigs ?? [], strictMcpConfig: serve.strictMcpConfig ?? false, allowedMcpServerNames: serve.allowedMcpServerNames },
+          { cwd: io.cwd, home: io.env['MEND_HOME'] || join(homedir(), '.mend') },
+        );
+      } catch (error) {
+        return reportEarlyError(io, argv, errorCodeOf(error), errorMessageOf(error));
+      }
       // Many sessions on one event loop: durable appends go to the thread pool and shell
       // commands start on worker threads (daemon-env.ts has the switches back).
       const note = (message: string) => void io.stderr.write(`mend: warning: ${message}\n`);
@@ -280,10 +295,16 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
       const shellWorkers = daemonShellWorkers(io.env, note);
       const shells = shellWorkers > 0 ? (await import('../tools/shell-run/worker-shell-runner.js')).workerShellRunner(shellWorkers) : undefined;
       const host = await hostEnv(io, { ...serve, model: serve.model, frontEnd: 'daemon', appendMode, runShell: shells?.run }, controller.signal);
+      host.runtime.mcpLog = (line) => {
+        if (serve.debug) io.stderr.write(`mend serve: ${line.replace(/[\r\n]+$/, '')}\n`);
+      };
+      // Sessions stop their servers when they close; whatever is left when the daemon exits is killed here.
+      process.once('exit', killAllServerGroups);
       try {
-        return await runServe({ ...serve, token }, host);
+        return await runServe({ ...serve, token, mcpServers: mcp.specs, mcpFailed: mcp.failed }, host);
       } finally {
         await shells?.close();
+        killAllServerGroups();
         await host.runtime.store.close();
       }
     });

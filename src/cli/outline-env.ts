@@ -1,5 +1,5 @@
 /**
- * How the environment and the machine tune a large log's outline pass (issue 11), for
+ * How the environment and the machine tune a large log's outline pass, for
  * the bench and the tests that drive the bundled worker: MEND_OUTLINE_THREADS=1 reads
  * every log on one thread and MEND_OUTLINE_THREADS=2 shares a log of 16-256 MiB with a
  * worker thread whatever the machine; MEND_OUTLINE_CHUNK_BYTES=N shares any log, however
@@ -33,4 +33,17 @@ export function outlineFromEnv(env: Readonly<Record<string, string | undefined>>
 /** Whether the outline pass reads ordinary record lines with the line scanner (MEND_OUTLINE_SCAN=0: no). */
 export function outlineScanFromEnv(env: Readonly<Record<string, string | undefined>>): boolean {
   return env['MEND_OUTLINE_SCAN'] !== '0';
+}
+
+/**
+ * Plan checkpoints (src/runtime/checkpoint): on unless MEND_CHECKPOINTS=0; with
+ * MEND_CHECKPOINTS=debug, why a checkpoint was not used goes to `debug`.
+ */
+export function checkpointsFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  debug: (line: string) => void,
+): { note?: (message: string) => void } | undefined {
+  const value = env['MEND_CHECKPOINTS'];
+  if (value === '0') return undefined;
+  return value === 'debug' ? { note: debug } : {};
 }

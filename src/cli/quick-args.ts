@@ -1,6 +1,6 @@
 /**
  * The command lines most runs have (`--resume ID -o stream-json`, `-p TEXT`), read
- * without yargs (issue 11): building and running the yargs parser took 8-10 ms of a
+ * without yargs: building and running the yargs parser took 8-10 ms of a
  * start-up whose whole budget beyond node's own is about 90 ms. yargs stays the parser
  * of record: help, errors, commands and every flag not listed here go to it, and the
  * quick reading hands the same parsed arguments to the same code after it (args.ts,

@@ -3,7 +3,6 @@
  * moving a session between stores as ndjson (records byte-identical) and creating
  * or upgrading the PostgreSQL schema. Export and listing never write.
  */
-import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { MendError } from '../errors.js';
 import type { Readable, Writable } from 'node:stream';
@@ -50,6 +49,9 @@ export async function storeCommand(args: StoreCommand, io: CommandIo & { stdin: 
       }
     }
   } catch (error) {
+    // A refused import names its bad lines one by one, as export names the lines it skipped.
+    const bad = error instanceof MendError ? (error.details?.['badLines'] as { line: number; reason: string }[] | undefined) : undefined;
+    for (const b of bad?.slice(0, MAX_LISTED_SKIPS) ?? []) io.stderr.write(`mend: line ${b.line} not imported: ${b.reason}\n`);
     io.stderr.write(`mend: error [${errorCodeOf(error)}]: ${errorMessageOf(error)}\n`);
     return exitCodeFor(errorCodeOf(error));
   }
@@ -69,5 +71,7 @@ async function openImportFile(path: string): Promise<Readable> {
     const e = error as NodeJS.ErrnoException;
     throw new MendError('usage', `cannot read the import file ${path}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`, { path });
   }
-  return createReadStream(path, { fd: handle.fd });
+  // The stream owns the handle (and closes it): a bare descriptor number left the FileHandle
+  // to be closed again by the garbage collector (EBADF once the stream had closed it).
+  return handle.createReadStream();
 }

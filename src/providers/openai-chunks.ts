@@ -57,6 +57,8 @@ export function mapFinishReason(reason: string | undefined, sawToolCalls: boolea
     case 'stop':
       // Some compatible servers say "stop" after emitting tool calls; the calls are what matter.
       return sawToolCalls ? 'tool_use' : 'end_turn';
+    // No reason given (a stream cut short, or a server that omits it), or one this table does not know.
+    case undefined:
     default:
       return sawToolCalls ? 'tool_use' : 'other';
   }

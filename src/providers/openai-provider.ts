@@ -4,6 +4,7 @@
  * commands that never talk to a model do not pay for loading it.
  */
 import type OpenAI from 'openai';
+import type * as OpenAIExports from 'openai';
 import { MendError, isMendError } from '../errors.js';
 import { ChatChunkMapper } from './openai-chunks.js';
 import { toChatMessages, toChatTools } from './openai-messages.js';
@@ -28,7 +29,7 @@ const DEFAULT_MAX_RETRIES = 2;
 /** A whole (non-streamed) completion is read up to this size. */
 const MAX_JSON_BODY_BYTES = 16 * 1024 * 1024;
 
-type OpenAIModule = typeof import('openai');
+type OpenAIModule = typeof OpenAIExports;
 
 interface LoadedClient {
   client: OpenAI;

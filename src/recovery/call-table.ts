@@ -1,6 +1,6 @@
 /**
  * The calls repairHistory pairs results with, as columns: one object per call was
- * about 90 bytes, and a 1M-record session has some 300k calls (issue 11). A call is
+ * about 90 bytes, and a 1M-record session has some 300k calls. A call is
  * its index; the fields are what repair-history.ts's pairing reads and writes.
  */
 import type { Part } from '../session/records.js';

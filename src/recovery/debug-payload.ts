@@ -1,4 +1,4 @@
-/** The design's RecoveryDebugPayload (section 3.5); the caller passes the timestamp in. */
+/** What a recovery leaves for diagnostics and bug reports; the caller passes the timestamp in (recovery reads no clock). */
 import type { RecoveryDebugPayload } from '../session/records.js';
 import type { SessionRecoveryPlan } from './plan-types.js';
 

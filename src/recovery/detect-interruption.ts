@@ -80,7 +80,7 @@ export function detectTurnInterruption(written: readonly Content[] | HistorySour
   for (const part of lastModel?.parts ?? []) {
     if (part === undefined) continue;
     const c = part.functionCall;
-    // Calls without an id can never be paired with a result; the design skips them.
+    // Calls without an id can never be paired with a result, so none is waited for or answered: skipped.
     if (c?.id !== undefined && c.id !== '' && !nameOf.has(c.id)) {
       callIds.push(c.id);
       nameOf.set(c.id, c.name);

@@ -1,7 +1,7 @@
 /**
  * An API history read entry by entry. The plan rules (detect-interruption.ts,
  * repair-history.ts) read a history through this, so a plan over a session's outline
- * (issue 11) can make each entry when it is read instead of holding a 100k-entry
+ * can make each entry when it is read instead of holding a 100k-entry
  * history at once; an array is the ordinary source.
  */
 import { isModelEntry } from '../session/model-entry.js';

@@ -1,6 +1,8 @@
 /**
- * The SessionRecoveryPlan of the design (section 2), plus mend's additions:
- * diagnostics, leafUuid, cause and previousAttempts.
+ * The SessionRecoveryPlan: the one value recovery decides for a session's tail (its kind,
+ * the history as recorded and as safe to send, the repairs, whether and how it may
+ * continue, the notice), plus mend's additions: diagnostics, leafUuid, cause and
+ * previousAttempts.
  */
 import type { ActiveWriter } from '../session/active-writer.js';
 import type { ConversationRecord, HistoryGap, LoadDiagnostic } from '../session/conversation.js';
@@ -78,6 +80,18 @@ export interface RecoveryPlanHead {
   sidechainRecords: number;
 }
 
+/**
+ * The history before the first entry a plan is given, summarised: what a plan over the
+ * whole history would list and count for those entries (a plan checkpoint's, which reads
+ * only the entries from the last model entry on). Their repairs come first, before those
+ * of the entries given, and their repaired entries count in apiEntryCount.
+ */
+export interface HistoryBefore {
+  repairs: RecoveryRepair[];
+  /** Entries of the repaired history that the entries before give. */
+  entries: number;
+}
+
 export interface BuildPlanInput {
   sessionId: string;
   conversation: ConversationRecord;
@@ -92,7 +106,9 @@ export interface BuildPlanInput {
   /**
    * The history as written, when the caller built it (apiHistoryView of the conversation
    * otherwise): a plan over a session's outline passes the outline's history, whose
-   * entries before the last model entry carry only what the plan rules read (issue 11).
+   * entries before the last model entry carry only what the plan rules read.
    */
   originalApiHistory?: Content[];
+  /** Set when the history given starts after earlier entries a checkpoint summarised. */
+  before?: HistoryBefore;
 }

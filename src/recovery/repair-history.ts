@@ -32,7 +32,7 @@ export interface RepairOptions {
   shareUnchanged?: boolean;
   /**
    * Keep only what input entries from this index on give; the entries before are counted
-   * (`skipped`), not kept. For a plan over an outline (issue 11), which needs the repairs
+   * (`skipped`), not kept. For a plan over an outline, which needs the repairs
    * and the length of the whole repaired history but the entries of its tail only.
    */
   keepFrom?: number;
@@ -205,7 +205,7 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
 
   // Entries before keepFrom are counted, not kept: pass 1 notes what pass 2 decides for
   // each (is the entry itself sent, is it a model entry) and the part repairs pass 2
-  // lists there, so that pass 2 need not make those entries again (issue 11: a plan over a
+  // lists there, so that pass 2 need not make those entries again (a plan over a
   // 100k-record outline made every entry twice, a third of its time).
   const counted = new Uint8Array(Math.min(keepFrom, input.length));
   const countedRepairs: CountedRepair[] = [];

@@ -27,7 +27,10 @@ function stopPhrase(cause: RecoveryCause, abortReason: string | undefined, lastE
       return lastError ? `The previous turn failed with ${lastError.code}: ${lastError.message}` : 'The previous turn failed';
     case 'crash':
       return 'The previous session crashed';
-    default:
+    // Nothing known about how it stopped (or nothing stopped): no cause is claimed.
+    case 'none':
+    case 'unknown':
+    case 'running':
       return 'The previous session stopped';
   }
 }

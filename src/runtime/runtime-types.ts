@@ -79,7 +79,7 @@ export interface OpenRequest {
   access: 'inspect' | 'write' | 'on_demand';
   settings: RuntimeSettings;
   /**
-   * When a resumed session's histories are read (issue 11). `eager` (the default): every
+   * When a resumed session's histories are read. `eager` (the default): every
    * record at open, which a run that sends the history to a model or replays it needs
    * anyway (reading it once is the fastest way there). `on_demand`: the plan comes from
    * the store's outline and the histories are read the first time something asks for

@@ -31,7 +31,7 @@ import { McpHub, type McpServerStatus } from '../tools/mcp/mcp-hub.js';
 import type { McpServerSpec } from '../tools/mcp/mcp-config.js';
 import type { McpMessageChannel } from '../tools/mcp/control-channel-transport.js';
 import { TurnQueue } from './turn-queue.js';
-import { contextFor, loadAndPlan, loadPlanHead, refusedOutcome } from './load-and-plan.js';
+import { contextFor, loadAndPlan, loadPlanHead, refreshPlanCheckpoint, refusedOutcome } from './load-and-plan.js';
 import type { ContinueAnswer, HostOpenRequest, OpenRequest, RuntimeDeps, RuntimeEvent, RuntimeSettings } from './runtime-types.js';
 import { summarizePlan, type PlanSummary } from './plan-summary.js';
 import { sameHolder } from '../session/active-writer.js';
@@ -152,14 +152,14 @@ export class SessionRuntime {
     }
 
     if (request.fork && write) {
-      // Continuing a fork of a session another process is writing would close a tool call
-      // that is still running as "outcome unknown": refused. A fork for a new prompt is fine;
-      // its plan says the source is running.
+      // One rule for a fork of a session another process is writing: it never retries that
+      // run's unfinished turn (the run is still answering it). Continuing such a fork would
+      // do nothing else: refused. A fork for a new prompt leaves the turn out (forkInto).
       const holder = await store.activeWriter(source);
       if (holder && request.fork.forContinuation) {
         throw new MendError(
           'session_locked',
-          `session ${source.sessionId || source.location} is in use by ${holder.host} pid ${holder.pid} (since ${holder.since}); fork it once that run has ended`,
+          `session ${source.sessionId || source.location} is in use by ${holder.host} pid ${holder.pid} (since ${holder.since}): a fork of a running session never retries its unfinished turn; fork it with a new prompt, or continue once that run has ended`,
           { ...holder },
         );
       }
@@ -167,8 +167,9 @@ export class SessionRuntime {
       const ref = await store.newSession(scope, sessionId);
       const lease = await store.acquire(ref, deps.identity);
       try {
-        await forkInto(store, source, lease, contextFor(sessionId, deps));
-        const { loaded, plan } = await loadAndPlan(store, ref, request.settings.allowAutoContinue, holder);
+        await forkInto(store, source, lease, contextFor(sessionId, deps), { sourceRunning: holder !== null });
+        // The fork is held by nobody else: its plan is its own (the source's live turn stayed behind).
+        const { loaded, plan } = await loadAndPlan(store, ref, request.settings.allowAutoContinue, null);
         return new SessionRuntime(deps, ref, sessionId, true, lease, loaded, plan, null, request.settings);
       } catch (error) {
         await lease.release();
@@ -652,6 +653,7 @@ export class SessionRuntime {
     await this.queue.drain();
     this.queue.dispose();
     await this.chain?.settled();
+    await this.checkpointRefresh;
     await this.mcp.close();
     await this.lease?.release();
     this.lease = null;
@@ -714,7 +716,34 @@ export class SessionRuntime {
           ? { type: 'turn_aborted', outcome }
           : { type: 'turn_failed', outcome },
     );
+    this.refreshCheckpoint();
     return outcome;
+  }
+
+  private checkpointRefresh: Promise<void> | null = null;
+  private checkpointStale = false;
+
+  /**
+   * The plan checkpoint catches up with what the turn appended, after the turn and off its
+   * path (a later resume then reads only what comes after): one refresh at a time, again
+   * when turns ended meanwhile. A cache: nothing waits for it but close.
+   */
+  private refreshCheckpoint(): void {
+    if (!this.deps.store.checkpointSlot?.(this.currentRef)) return;
+    if (this.checkpointRefresh !== null) {
+      this.checkpointStale = true;
+      return;
+    }
+    const ref = this.currentRef;
+    this.checkpointRefresh = (async () => {
+      do {
+        this.checkpointStale = false;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        await refreshPlanCheckpoint(this.deps.store, ref);
+      } while (this.checkpointStale && !this.closed);
+    })().finally(() => {
+      this.checkpointRefresh = null;
+    });
   }
 
   private agentForTurn(): AgentSession {

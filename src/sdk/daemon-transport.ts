@@ -15,6 +15,7 @@
  * - A broken event stream is resumed with `Last-Event-ID`; a session closed by
  *   the daemon ends the messages with an error.
  */
+import type { McpServerEntry } from '../wire/mcp-server-config.js';
 import { ContinueLastTurnAnswerSchema, type ContinueLastTurnAnswer } from '../wire/control.js';
 import {
   CapabilitiesSchema,
@@ -44,6 +45,8 @@ export interface DaemonSessionOptions {
   sessionId?: string;
   approvalMode?: 'default' | 'auto-edit' | 'yolo' | 'plan';
   model?: string;
+  /** MCP servers the daemon starts for this session (`{name: entry}`, the settings file's shape; no `sdk` servers over HTTP). */
+  mcpServers?: Record<string, McpServerEntry>;
 }
 
 /** Reconnects of a broken event stream before giving up. */
@@ -91,7 +94,11 @@ export class DaemonTransport implements Transport {
   async start(): Promise<void> {
     if (this.session || this.ended) throw new MendSdkError('transport_started', 'the transport was already started or closed');
     const o = this.options;
-    const request = { ...(o.cwd !== undefined ? { cwd: o.cwd } : {}), ...(o.approvalMode !== undefined ? { approvalMode: o.approvalMode } : {}) };
+    const request = {
+      ...(o.cwd !== undefined ? { cwd: o.cwd } : {}),
+      ...(o.approvalMode !== undefined ? { approvalMode: o.approvalMode } : {}),
+      ...(o.mcpServers !== undefined ? { mcpServers: o.mcpServers } : {}),
+    };
     let target = o.resume;
     if (o.continue) {
       const cwd = o.cwd ?? CapabilitiesSchema.parse((await this.http.request('/capabilities')).body).workspaceCwd;

@@ -3,6 +3,7 @@
  * stdin, frame and validate its stdout continuously into a queue, keep a bounded
  * stderr tail, and shut it down politely (end stdin, SIGTERM, SIGKILL).
  */
+import type { ResultPromise } from 'execa';
 import { DEFAULT_MAX_LINE_BYTES, LineFramer, serializeLine, type FramedLine } from '../wire/line-framer.js';
 import { AsyncQueue } from './async-queue.js';
 import { MendProcessError, MendSdkError } from './errors.js';
@@ -25,7 +26,7 @@ const DEFAULT_STDIN_GRACE_MS = 250;
 const DEFAULT_KILL_GRACE_MS = 5000;
 const MAX_PROTOCOL_ERRORS = 20;
 
-type Subprocess = import('execa').ResultPromise<{ buffer: false; reject: false }>;
+type Subprocess = ResultPromise<{ buffer: false; reject: false }>;
 
 export class ProcessTransport implements Transport {
   private subprocess: Subprocess | null = null;

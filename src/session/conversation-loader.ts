@@ -48,7 +48,7 @@ function isModelRecord(record: ChatRecord): boolean {
 
 /**
  * What the loader reads of a session's records, by index (file order, fragments
- * merged): a full read (readRecordSource) or a store's outline (issue 11), so both
+ * merged): a full read (readRecordSource) or a store's outline, so both
  * are loaded by one algorithm. `full` gives whole records, asked for only where a
  * rule reads content: the tail from the last model entry on, and a checkpoint's payload.
  */
@@ -63,6 +63,14 @@ export interface RecordSource {
   find(uuid: string): number;
   /** The line of the record's last piece (its own line when it has one piece). */
   lastLine(i: number): number;
+  /** The line of the record's first piece. */
+  firstLine(i: number): number;
+  /**
+   * Optional: record i's uuid as four 32-bit words in `out` (the outline wing's
+   * uuidToWords) without making its string, where the source keeps it that way; false
+   * when the uuid is not a canonical one (then `uuid(i)`).
+   */
+  uuidWords?(i: number, out: Uint32Array): boolean;
   type(i: number): RecordType;
   /** A `chat_compression` system record (its payload is read through `full`). */
   isCompression(i: number): boolean;
@@ -92,6 +100,7 @@ export function readRecordSource(records: readonly ReadRecord[]): RecordSource {
       return byUuid.get(uuid) ?? -1;
     },
     lastLine: (i) => records[i]!.lastLine ?? records[i]!.line,
+    firstLine: (i) => records[i]!.line,
     type: (i) => records[i]!.record.type,
     isCompression: (i) => {
       const r = records[i]!.record;

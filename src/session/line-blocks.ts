@@ -1,48 +1,34 @@
 /**
- * Reads a file in fixed blocks (64 KiB by default) into one reused buffer and hands
- * over each run of complete lines as bytes. The bytes after a block's last '\n' (the
- * start of a line still being read) move to the front of the same buffer, so there is
- * no Buffer.concat per line or per chunk, and the buffer grows only for a line longer
- * than what it holds. 64 KiB reads measured 10-28% faster than 1 MiB chunks on logs of
- * small records when each block was decoded whole (issue 11); with lines decoded one by
- * one, 64 KiB to 1 MiB measured the same, and the smaller buffer is kept.
- *
- * '\n' (0x0a) never occurs inside a multi-byte UTF-8 sequence, so cutting after it
- * never splits a character; bytes cut by a read stay bytes until their line is whole.
+ * The line splitter's file sources (the splitter itself, wire/line-splitter.ts, does no
+ * I/O): a log read in 64 KiB blocks straight into the splitter's reused buffer, from the
+ * start or from a line start mid-file, and the same reads over bytes in memory for tests.
+ * Each source comes two ways: runs of complete lines (the outline pass walks a block
+ * itself) and numbered lines (the reader).
  */
 import { constants, readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
+import { BlockSplitter, DEFAULT_BLOCK_SIZE, LineSplitter, type BlockReader, type OnLine, type OnLineBlock, type SplitEnd } from '../wire/line-splitter.js';
 
-export const DEFAULT_BLOCK_SIZE = 1 << 16;
+export { DEFAULT_BLOCK_SIZE, type OnLineBlock } from '../wire/line-splitter.js';
 
-export interface LineBlocksEnd {
-  /** Bytes read. */
-  bytes: number;
-  /** The file's last byte, or -1 for an empty file. */
-  lastByte: number;
-  /** The bytes after the last '\n' (a last line without its newline), or null. */
-  tail: Buffer | null;
-  /** Set when `onBlock` stopped the read (returned false) before the end of the file. */
-  stopped?: true;
-}
-
-/**
- * Handles a run of complete lines, '\n' included, as raw bytes (a view of the reused
- * buffer: valid only during the call) starting at byte `offset` of the file; false stops
- * the read. The handler decodes line by line (decodeLine): each line's own string is
- * one-byte when the line is ASCII, where a decoded block with one non-ASCII character is
- * two-byte throughout; JSON.parse of per-line strings measured 15% faster on Qwen-format
- * logs (about half their lines hold a non-ASCII character).
- */
-export type OnLineBlock = (bytes: Buffer, offset: number) => boolean | void;
+export type LineBlocksEnd = SplitEnd;
 
 /**
  * The line in `bytes[start, end)` as a string. Decoding a line alone gives the same
  * string as decoding its whole block and cutting at the newline: '\n' ends any unfinished
- * UTF-8 sequence either way (it is never part of one).
+ * UTF-8 sequence either way (it is never part of one). Each line's own string is one-byte
+ * when the line is ASCII, where a decoded block with one non-ASCII character is two-byte
+ * throughout; JSON.parse of per-line strings measured 15% faster on Qwen-format logs.
  */
 export function decodeLine(bytes: Buffer, start: number, end: number): string {
   return bytes.toString('utf8', start, end);
+}
+
+/** Either splitter: both read blocks the same way. */
+interface Splitter {
+  fill(read: BlockReader): number;
+  end(): SplitEnd;
+  readonly stopped: boolean;
 }
 
 /**
@@ -51,15 +37,24 @@ export function decodeLine(bytes: Buffer, start: number, end: number): string {
  * offset in the file where that run starts.
  * I/O errors are thrown as they come (the caller maps them to its own errors).
  */
-export async function readLineBlocks(path: string, onBlock: OnLineBlock, blockSize = DEFAULT_BLOCK_SIZE): Promise<LineBlocksEnd> {
+export function readLineBlocks(path: string, onBlock: OnLineBlock, blockSize = DEFAULT_BLOCK_SIZE): Promise<LineBlocksEnd> {
+  return readFile(path, new BlockSplitter(onBlock, { blockSize }));
+}
+
+/** Every line of a file, numbered, the last one without '\n' included (terminated false). */
+export function readFileLines(path: string, onLine: OnLine, blockSize = DEFAULT_BLOCK_SIZE): Promise<LineBlocksEnd> {
+  return readFile(path, new LineSplitter(onLine, { blockSize }));
+}
+
+async function readFile(path: string, splitter: Splitter): Promise<LineBlocksEnd> {
   const handle = await openRegularFile(path);
   try {
     // Synchronous reads on the opened descriptor: an awaited read per 64 KiB block left the
     // thread idle for a third of an 85 MB index pass (one thread-pool round trip a block).
-    // The scanner yields to the event loop every few MiB, so a daemon reading a large log
+    // The loop yields to the event loop every few MiB, so a daemon reading a large log
     // still serves its other sessions.
     const fd = handle.fd;
-    return await scanLineBlocks((buffer, at, length) => readSync(fd, buffer, at, length, null), onBlock, blockSize);
+    return await drive(splitter, (buffer, at, length) => readSync(fd, buffer, at, length, null));
   } finally {
     await handle.close();
   }
@@ -76,7 +71,7 @@ export function readLineBlocksFrom(fd: number, position: number, onBlock: OnLine
     at += n;
     return n;
   };
-  return scanLineBlocks(read, onBlock, blockSize, position);
+  return drive(new BlockSplitter(onBlock, { blockSize, base: position }), read);
 }
 
 /**
@@ -96,21 +91,26 @@ export function lineStartFrom(fd: number, position: number): number {
 }
 
 /**
- * The same blocks from bytes in memory, through the same scanner: tests read thousands
- * of truncated logs without temp files, and still exercise the code a file read runs.
+ * The same blocks from bytes in memory, through the same block reads: tests read
+ * thousands of truncated logs without temp files, and still exercise the code a file
+ * read runs.
  */
 export function bytesLineBlocks(bytes: Buffer, onBlock: OnLineBlock, blockSize = DEFAULT_BLOCK_SIZE): Promise<LineBlocksEnd> {
+  return drive(new BlockSplitter(onBlock, { blockSize }), bytesReader(bytes));
+}
+
+/** Numbered lines from bytes in memory, read in blocks as from a file. */
+export function bytesLines(bytes: Buffer, onLine: OnLine, blockSize = DEFAULT_BLOCK_SIZE): Promise<LineBlocksEnd> {
+  return drive(new LineSplitter(onLine, { blockSize }), bytesReader(bytes));
+}
+
+function bytesReader(bytes: Buffer): BlockReader {
   let position = 0;
-  return scanLineBlocks(
-    (buffer, at, length) => {
-      const n = Math.min(length, bytes.length - position);
-      bytes.copy(buffer, at, position, position + n);
-      position += n;
-      return n;
-    },
-    onBlock,
-    blockSize,
-  );
+  return (buffer, at, length) => {
+    const n = bytes.copy(buffer, at, position, position + length);
+    position += n;
+    return n;
+  };
 }
 
 /**
@@ -135,47 +135,21 @@ async function openRegularFile(path: string): Promise<FileHandle> {
   throw Object.assign(new Error(`not a regular file (${what})`), { code: 'ENOTREGULAR' });
 }
 
-type BlockReader = (buffer: Buffer, at: number, length: number) => number;
-
 /** Bytes read between two turns of the event loop. */
 const YIELD_EVERY_BYTES = 4 << 20;
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** `base`: the file offset of the first byte `read` returns. */
-async function scanLineBlocks(read: BlockReader, onBlock: OnLineBlock, blockSize: number, base = 0): Promise<LineBlocksEnd> {
-  let buffer = Buffer.allocUnsafe(Math.max(2 * blockSize, 1 << 10));
-  /** Bytes at the front of `buffer` that belong to an unfinished line. */
-  let held = 0;
-  let bytes = 0;
-  let lastByte = -1;
+async function drive(splitter: Splitter, read: BlockReader): Promise<LineBlocksEnd> {
   let sinceYield = 0;
   for (;;) {
-    if (buffer.length - held < blockSize) {
-      // A line longer than the free room: double, keeping the held bytes.
-      const bigger = Buffer.allocUnsafe(Math.max(buffer.length * 2, held + blockSize));
-      buffer.copy(bigger, 0, 0, held);
-      buffer = bigger;
-    }
     if (sinceYield >= YIELD_EVERY_BYTES) {
       sinceYield = 0;
       await nextTurn();
     }
-    const bytesRead = read(buffer, held, blockSize);
-    if (bytesRead === 0) break;
-    bytes += bytesRead;
-    sinceYield += bytesRead;
-    const end = held + bytesRead;
-    lastByte = buffer[end - 1]!;
-    // Only the new bytes can hold the block's last '\n' (the held ones have none).
-    const last = buffer.lastIndexOf(0x0a, end - 1);
-    if (last < held) {
-      held = end;
-      continue;
-    }
-    if (onBlock(buffer.subarray(0, last + 1), base + bytes - end) === false) return { bytes, lastByte, tail: null, stopped: true };
-    buffer.copy(buffer, 0, last + 1, end);
-    held = end - last - 1;
+    const n = splitter.fill(read);
+    if (n === 0 || splitter.stopped) break;
+    sinceYield += n;
   }
-  return { bytes, lastByte, tail: held > 0 ? Buffer.from(buffer.subarray(0, held)) : null };
+  return splitter.end();
 }

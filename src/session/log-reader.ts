@@ -3,11 +3,9 @@
  * (torn tail, garbage lines, invalid records, foreign session ids) come back as
  * diagnostics; only I/O failures throw.
  *
- * Newlines are found on raw bytes, so a 100 MB log is never held as one
- * string: the file is read in 64 KiB blocks into one reused buffer, each cut
- * after its last '\n', and only that run of complete lines is decoded (once per
- * block; per-line decoding measured ~20% slower; see line-blocks.ts). Only parsed
- * records are kept.
+ * Lines come from the one line splitter (wire/line-splitter.ts): newlines are found
+ * on raw bytes, so a 100 MB log is never held as one string, and each line is decoded
+ * on its own. Only parsed records are kept.
  *
  * Torn tail: the file does not end with '\n' and its last line does not parse.
  * A last line that parses is a complete record that merely lacks its newline.
@@ -15,7 +13,8 @@
  */
 import { MendError } from '../errors.js';
 import type { LoadDiagnostic, ReadRecord } from './conversation.js';
-import { DEFAULT_BLOCK_SIZE, bytesLineBlocks, decodeLine, readLineBlocks, type LineBlocksEnd } from './line-blocks.js';
+import { DEFAULT_BLOCK_SIZE, bytesLines, readFileLines, type LineBlocksEnd } from './line-blocks.js';
+import { isBlank, viewText, type OnLine } from '../wire/line-splitter.js';
 import { mergePieces } from './record-merge.js';
 import { MAX_RECORD_DEPTH } from './nesting-depth.js';
 import { isCertainlyValidRecord, validateChatRecord } from './record-validation.js';
@@ -23,6 +22,7 @@ import type { ChatRecord } from './records.js';
 import type { ReadResult } from '../store/session-reads.js';
 
 export type { ReadResult } from '../store/session-reads.js';
+export { isBlank, lineText } from '../wire/line-splitter.js';
 
 export interface ReadOptions {
   /** Read chunk size; tests shrink it to exercise lines that span chunks. */
@@ -32,7 +32,6 @@ export interface ReadOptions {
 }
 
 const NEWLINE = 0x0a;
-const CR = 0x0d;
 
 /** One valid record line, before the session is chosen and fragments are merged; becomes its ReadRecord. */
 type RecordLine = ReadRecord;
@@ -358,64 +357,34 @@ function hashString(s: string): number {
   return h ^ (h >>> 16);
 }
 
-export function isBlank(text: string): boolean {
-  if (text.length === 0) return true;
-  const c = text.charCodeAt(0);
-  // Only lines starting with whitespace can be blank; avoid trim() on every line.
-  return (c === 0x20 || c === 0x09 || c === 0x0d) && text.trim().length === 0;
-}
-
-/** Without a trailing '\r' (CRLF logs) and, on line 1, without a UTF-8 BOM. */
-export function lineText(text: string, line: number): string {
-  if (text.charCodeAt(text.length - 1) === CR) text = text.slice(0, -1);
-  if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  return text;
-}
-
 export async function readSessionLog(path: string, options: ReadOptions = {}): Promise<ReadResult> {
-  return readBlocks((onBlock) => readLineBlocks(path, onBlock, options.chunkSize ?? DEFAULT_BLOCK_SIZE), options, path);
+  return readLines((onLine) => readFileLines(path, onLine, options.chunkSize ?? DEFAULT_BLOCK_SIZE), options, path);
 }
 
 /**
- * The reader over bytes in memory, through the same block scanner a file read runs
+ * The reader over bytes in memory, through the same block reads a file read runs
  * (tests read thousands of truncations without temp files and without mocking fs).
  */
 export function readSessionBytes(bytes: Buffer, options: ReadOptions = {}): Promise<ReadResult> {
-  return readBlocks((onBlock) => bytesLineBlocks(bytes, onBlock, options.chunkSize ?? DEFAULT_BLOCK_SIZE), options, '<memory>');
+  return readLines((onLine) => bytesLines(bytes, onLine, options.chunkSize ?? DEFAULT_BLOCK_SIZE), options, '<memory>');
 }
 
-async function readBlocks(scan: (onBlock: (bytes: Buffer) => void) => Promise<LineBlocksEnd>, options: ReadOptions, path: string): Promise<ReadResult> {
+async function readLines(split: (onLine: OnLine) => Promise<LineBlocksEnd>, options: ReadOptions, path: string): Promise<ReadResult> {
   const acc = new LogAccumulator();
-  let line = 0;
-
-  // Each line decoded on its own (see OnLineBlock in line-blocks.ts).
-  const handleBlock = (bytes: Buffer): void => {
-    let start = 0;
-    for (let nl = bytes.indexOf(NEWLINE); nl !== -1; nl = bytes.indexOf(NEWLINE, start)) {
-      line++;
-      const text = lineText(decodeLine(bytes, start, nl), line);
-      if (!isBlank(text) && !acc.addLine(text, line)) acc.diagnostics.push({ code: 'malformed_line', line });
-      start = nl + 1;
-    }
-  };
-
+  let lines = 0;
   let end: LineBlocksEnd;
   try {
-    end = await scan(handleBlock);
+    end = await split((view) => {
+      lines = view.number;
+      const text = viewText(view);
+      if (isBlank(text) || acc.addLine(text, view.number)) return;
+      // The bytes after the last '\n' that do not parse: the torn remains of a write cut
+      // short by a crash (a last line that parses merely lacks its newline).
+      acc.diagnostics.push(view.terminated ? { code: 'malformed_line', line: view.number } : { code: 'torn_tail', line: view.number, bytes: view.length });
+    });
   } catch (error) {
     throw toReadError(path, error);
   }
-
-  // The bytes after the last '\n': a complete record that only lacks its newline,
-  // or the torn remains of a write cut short by a crash.
-  if (end.tail !== null) {
-    line++;
-    const text = lineText(end.tail.toString('utf8'), line);
-    if (!isBlank(text) && !acc.addLine(text, line)) {
-      acc.diagnostics.push({ code: 'torn_tail', line, bytes: end.tail.length });
-    }
-  }
-
   const { records, diagnostics, sessionId } = acc.finish(options.fileSessionId);
   return {
     records,
@@ -423,7 +392,7 @@ async function readBlocks(scan: (onBlock: (bytes: Buffer) => void) => Promise<Li
     sessionId,
     bytes: end.bytes,
     endsWithNewline: end.lastByte === NEWLINE,
-    lines: line,
+    lines,
   };
 }
 

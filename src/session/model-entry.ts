@@ -58,7 +58,7 @@ export function isModelEntry(parts: readonly Part[]): boolean {
  * Whether a model entry is still one once the repair has dropped its calls that have no
  * id (repair-history.ts drops those, and an entry left with nothing but thoughts): the
  * entries the last model entry of a repaired history can come from. A plan over an
- * outline reads whole everything from the last such entry on (issue 11).
+ * outline reads whole everything from the last such entry on.
  */
 export function keepsModelEntry(parts: readonly Part[]): boolean {
   for (let i = 0; i < parts.length; i++) {

@@ -1,7 +1,7 @@
 /**
  * What kind of record a record is, as plain values and predicates (no zod): shared by
  * records.ts and the loader, and all the outline pass's worker thread needs of them, so
- * that the worker starts without loading zod (issue 11: zod was most of its start-up).
+ * that the worker starts without loading zod (zod was most of its start-up).
  * It imports nothing (records.ts re-exports it: a type import back would be a cycle).
  */
 

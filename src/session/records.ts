@@ -1,6 +1,6 @@
 /**
- * The on-disk ChatRecord line format, compatible with Qwen Code's session logs
- * (see shared/reference/compat.md section 1). One schema serves the writer, the
+ * The on-disk ChatRecord line format: Qwen Code's session log format, so a log
+ * either of us wrote loads in the other. One schema serves the writer, the
  * reader and anything else that handles records.
  *
  * Objects are "loose": unknown fields survive a read/merge so that a Qwen Code
@@ -149,7 +149,7 @@ export const RecoveryRepairSchema = z.discriminatedUnion('type', [
 ]);
 export type RecoveryRepair = z.infer<typeof RecoveryRepairSchema>;
 
-/** The design's RecoveryDebugPayload (section 3.5); also the payload of a `recovery` system record. */
+/** What a recovery leaves for diagnostics and bug reports (never part of the model's history); the payload of a `recovery` system record. */
 export const RecoveryDebugPayloadSchema = z.looseObject({
   planId: z.string(),
   kind: RecoveryKindSchema,

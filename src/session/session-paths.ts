@@ -1,11 +1,12 @@
 /**
  * Where session logs live: `<home>/projects/<sanitized project root>/chats/<sessionId>.jsonl`,
- * the layout Qwen Code uses (compat.md section 1), so a Qwen home works as ours.
+ * the layout Qwen Code uses, so a Qwen home works as ours.
  */
 import { lstat, open, readdir, stat } from 'node:fs/promises';
 import { realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { MendError } from '../errors.js';
+import { LineSplitter } from '../wire/line-splitter.js';
 import { canonicalSessionId, isSessionId, projectKey } from './session-ids.js';
 
 export { canonicalSessionId, isSessionId } from './session-ids.js';
@@ -72,11 +73,12 @@ export async function lastRecordInfo(file: string): Promise<{ ms: number | null;
       const start = Math.max(0, size - window);
       const buf = Buffer.alloc(size - start);
       const { bytesRead } = await handle.read(buf, 0, buf.length, start);
-      const pieces = buf.toString('utf8', 0, bytesRead).split('\n');
-      // Starting mid-file, the first piece is the end of a line we cannot see whole.
+      const lines: Buffer[] = [];
+      LineSplitter.each(buf.subarray(0, bytesRead), (line) => void lines.push(line.bytes.subarray(line.start, line.end)));
+      // Starting mid-file, the first line is the end of a line we cannot see whole.
       const first = start > 0 ? 1 : 0;
-      for (let i = pieces.length - 1; i >= first && (found.ms === null || found.cwd === null); i--) {
-        const fields = fieldsOf(pieces[i]!);
+      for (let i = lines.length - 1; i >= first && (found.ms === null || found.cwd === null); i--) {
+        const fields = fieldsOf(lines[i]!.toString('utf8'));
         found.ms ??= fields.ms;
         found.cwd ??= fields.cwd;
       }

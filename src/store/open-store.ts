@@ -30,6 +30,8 @@ export interface OpenStoreOptions {
   outlineScan?: boolean;
   /** How the JSONL store's leases append (JsonlStoreOptions.appendMode); PostgreSQL commits are awaited either way. */
   appendMode?: AppendMode;
+  /** Plan checkpoints in the JSONL store's cache (JsonlStoreOptions.checkpoints); off when absent. */
+  checkpoints?: { note?: ((message: string) => void) | undefined };
 }
 
 /** The store spec in force: the flag, else MEND_STORE, else `jsonl`. */
@@ -48,11 +50,12 @@ export async function openStore(spec: string, env: Env, options: OpenStoreOption
       ...(options.outline !== undefined ? { outline: options.outline } : {}),
       ...(options.outlineScan !== undefined ? { outlineScan: options.outlineScan } : {}),
       ...(options.appendMode !== undefined ? { appendMode: options.appendMode } : {}),
+      ...(options.checkpoints !== undefined ? { checkpoints: options.checkpoints } : {}),
     });
   }
   if (isPostgresSpec(spec)) {
     // Imported only for a PostgreSQL store: `pg` and its helpers are ~15 modules every
-    // JSONL start-up would otherwise load (issue 11, start-up to system/init).
+    // JSONL start-up would otherwise load (start-up to system/init).
     const { PostgresSessionStore } = await import('./postgres/pg-store.js');
     return new PostgresSessionStore({ spec, env, ...(options.tuning ? { tuning: options.tuning } : {}) });
   }

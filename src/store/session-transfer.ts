@@ -3,26 +3,28 @@
  * store-neutral: a JSONL session goes to PostgreSQL and back with byte-identical
  * records and the same plan.
  *
- * Export writes each stored line through `ndjson`'s stringify(), which writes
- * JSON.stringify(value) + EOL: the very bytes both stores write, so a record
- * mend or Qwen wrote comes out unchanged. A line that does not come out
- * identical (hand-edited spacing) is counted in `reserialized`; a line that is
- * not JSON (a torn tail, garbage) cannot travel as ndjson and is listed in
+ * Export writes each stored line as JSON.stringify(value) + '\n': the very bytes both
+ * stores write, so a record mend or Qwen wrote comes out unchanged. A line that does
+ * not come out identical (hand-edited spacing) is counted in `reserialized`; a line
+ * that is not JSON (a torn tail, garbage) cannot travel as ndjson and is listed in
  * `skipped` with its line number.
  *
- * Import reads with `ndjson`'s strict parse(), which stops at the first line
- * that is not JSON. Everything is validated before anything is written (every
- * line a valid record of one session, and that session new to the target
- * store); then the records are appended in order under a writer lease, the last
- * one durable. A bad line therefore writes nothing.
+ * Import streams its input through the one line splitter (wire/line-splitter.ts) and
+ * checks every line as every store's reader does (checkLine: JSON, nesting depth, the
+ * record schema), so what is imported reads back without a diagnostic. Everything is
+ * validated before anything is written (every line a valid record of one session, and
+ * that session new to the target store); a bad line is listed with its number and the
+ * import writes nothing. Then the records are appended in order under a writer lease,
+ * the last one durable.
  */
 import { once } from 'node:events';
-import { Readable, type Writable } from 'node:stream';
-import ndjson from 'ndjson';
+import type { Readable, Writable } from 'node:stream';
 import { MendError } from '../errors.js';
-import { validateChatRecord } from '../session/record-validation.js';
+import type { LoadDiagnostic } from '../session/conversation.js';
+import { INVALID, MALFORMED, checkLine } from '../session/log-reader.js';
 import type { ChatRecord } from '../session/records.js';
 import { canonicalSessionId } from '../session/session-ids.js';
+import { LineSplitter, isBlank, viewText } from '../wire/line-splitter.js';
 import type { ProjectScope, SessionRef, SessionStore, WriterIdentity } from './session-store.js';
 
 export interface ExportResult {
@@ -47,20 +49,25 @@ async function* storedLines(store: SessionStore, ref: SessionRef): AsyncGenerato
   for (const { record } of (await store.read(ref)).records) yield JSON.stringify(record);
 }
 
+/** Export output is written in pieces of about this many characters (one write per line was one call per record). */
+const WRITE_PIECE = 1 << 16;
+
 export async function exportSession(store: SessionStore, ref: SessionRef, writable: Writable, options: ExportOptions = {}): Promise<ExportResult> {
   const result: ExportResult = { records: 0, reserialized: 0, skipped: [] };
-  const out = ndjson.stringify();
-  const failed = new Promise<never>((_, reject) => {
-    out.once('error', reject);
-    writable.once('error', reject);
+  let failure: unknown = null;
+  const failed = new Promise<never>((_, reject) => writable.once('error', reject));
+  failed.catch((error: unknown) => {
+    failure = error;
   });
-  failed.catch(() => undefined);
-  const finished = options.end === false ? once(out, 'end') : once(writable, 'finish');
-  out.pipe(writable, { end: options.end !== false });
+  let piece = '';
+  const write = async (text: string): Promise<void> => {
+    if (failure !== null) throw failure;
+    if (!writable.write(text)) await Promise.race([once(writable, 'drain'), failed]);
+  };
   let line = 0;
   for await (const text of storedLines(store, ref)) {
     line++;
-    if (text.trim() === '') continue;
+    if (isBlank(text)) continue;
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -68,12 +75,22 @@ export async function exportSession(store: SessionStore, ref: SessionRef, writab
       result.skipped.push({ line, reason: 'not JSON (torn or damaged line)' });
       continue;
     }
-    if (JSON.stringify(value) !== text) result.reserialized++;
+    const json = JSON.stringify(value);
+    if (json !== text) result.reserialized++;
     result.records++;
-    if (!out.write(value)) await Promise.race([once(out, 'drain'), failed]);
+    piece += `${json}\n`;
+    if (piece.length >= WRITE_PIECE) {
+      await write(piece);
+      piece = '';
+    }
   }
-  out.end();
-  await Promise.race([finished, failed]);
+  if (piece !== '') await write(piece);
+  if (options.end !== false) {
+    const finished = once(writable, 'finish');
+    writable.end();
+    await Promise.race([finished, failed]);
+  }
+  if (failure !== null) throw failure;
   return result;
 }
 
@@ -90,64 +107,66 @@ export interface ImportResult {
   records: number;
 }
 
-function badLine(line: number, reason: string): MendError {
-  return new MendError('malformed_line', `Import stopped at line ${line}: ${reason}; nothing was written`, { line, reason });
+export interface BadLine {
+  /** 1-based line of the input. */
+  line: number;
+  reason: string;
 }
 
-/** Rows as split2 (under ndjson.parse) cuts them: on \r?\n, empty rows skipped. Returns their 1-based line numbers. */
-function nonEmptyRowLines(text: string): number[] {
-  const lines: number[] = [];
-  text.split(/\r?\n/).forEach((row, i) => {
-    if (row) lines.push(i + 1);
+/** Bad lines named in the error's message; its details list up to MAX_LISTED_BAD_LINES. */
+const NAMED_BAD_LINES = 5;
+const MAX_LISTED_BAD_LINES = 100;
+
+function refused(bad: BadLine[], count: number): MendError {
+  const named = bad
+    .slice(0, NAMED_BAD_LINES)
+    .map((b) => `line ${b.line}: ${b.reason}`)
+    .join('; ');
+  const more = count > NAMED_BAD_LINES ? `; ${count - NAMED_BAD_LINES} more` : '';
+  const first = bad[0]!;
+  return new MendError('malformed_line', `Import refused, ${count === 1 ? '1 bad line' : `${count} bad lines`} (${named}${more}); nothing was written`, {
+    line: first.line,
+    reason: first.reason,
+    badLines: bad,
+    badLineCount: count,
   });
-  return lines;
 }
 
-function firstNonJsonLine(text: string): number {
-  const rows = text.split(/\r?\n/);
-  for (let i = 0; i < rows.length; i++) {
-    if (!rows[i]) continue;
-    try {
-      JSON.parse(rows[i]!);
-    } catch {
-      return i + 1;
+/**
+ * Every line of the input checked as it streams in: the records, or every bad line
+ * (the first MAX_LISTED_BAD_LINES of them listed, all counted).
+ */
+async function readImport(readable: Readable): Promise<{ records: ChatRecord[]; bad: BadLine[]; badCount: number }> {
+  const records: ChatRecord[] = [];
+  const bad: BadLine[] = [];
+  let badCount = 0;
+  const reject = (line: number, reason: string): void => {
+    badCount++;
+    if (bad.length < MAX_LISTED_BAD_LINES) bad.push({ line, reason });
+  };
+  const diagnostics: LoadDiagnostic[] = [];
+  const splitter = new LineSplitter((view) => {
+    const text = viewText(view);
+    if (isBlank(text)) return;
+    const record = checkLine(text, view.number, diagnostics);
+    if (record === MALFORMED) return reject(view.number, view.terminated ? 'not JSON' : 'not JSON (a torn last line)');
+    if (record === INVALID) {
+      const diagnostic = diagnostics.pop();
+      return reject(view.number, `not a session record (${diagnostic && 'reason' in diagnostic ? diagnostic.reason : 'invalid'})`);
     }
-  }
-  return rows.length;
-}
-
-/** Parses with ndjson's strict parser; the raw text is kept only to name line numbers. */
-async function parseAll(text: string): Promise<unknown[]> {
-  const values: unknown[] = [];
-  const parser = ndjson.parse({ strict: true });
-  return new Promise((resolve, reject) => {
-    parser.on('data', (value: unknown) => values.push(value));
-    parser.on('error', () => reject(badLine(firstNonJsonLine(text), 'not JSON')));
-    parser.on('end', () => resolve(values));
-    Readable.from([text]).pipe(parser);
+    if (records.length > 0 && record.sessionId !== records[0]!.sessionId) {
+      return reject(view.number, `record of session ${record.sessionId} in an import of session ${records[0]!.sessionId}`);
+    }
+    records.push(record);
   });
-}
-
-async function readAll(readable: Readable): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of readable) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
+  for await (const chunk of readable) splitter.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Buffer));
+  splitter.end();
+  return { records, bad, badCount };
 }
 
 export async function importSession(store: SessionStore, scope: ProjectScope, readable: Readable, options: ImportOptions): Promise<ImportResult> {
-  const text = await readAll(readable);
-  const values = await parseAll(text);
-  const lines = nonEmptyRowLines(text);
-  const records: ChatRecord[] = [];
-  for (let i = 0; i < values.length; i++) {
-    const line = lines[i] ?? i + 1;
-    const check = validateChatRecord(values[i]);
-    if (!check.ok) throw badLine(line, `not a session record (${check.reason})`);
-    if (records.length > 0 && check.record.sessionId !== records[0]!.sessionId) {
-      throw badLine(line, `record of session ${check.record.sessionId} in an import of session ${records[0]!.sessionId}`);
-    }
-    records.push(check.record);
-  }
+  const { records, bad, badCount } = await readImport(readable);
+  if (badCount > 0) throw refused(bad, badCount);
   // One session whatever the case its id is spelled in: records written as `ABC…` join
   // (or collide with) the session `abc…`, never become a second one with its own lock.
   for (const [i, record] of records.entries()) {

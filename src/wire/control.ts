@@ -1,5 +1,5 @@
 /**
- * stream-json input (compat.md section 4): user messages and the control
+ * stream-json input in Qwen Code's format (docs/protocol.md): user messages and the control
  * protocol, in both directions. The CLI parses inbound lines with these schemas
  * (tolerantly: a bad line is reported and skipped) and the SDK builds its
  * outbound lines with the same ones.

@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { ContinueRefusalCodeSchema } from './error-codes.js';
+import { McpServersSchema } from './mcp-server-config.js';
 import { PromptBlockSchema } from './prompt-blocks.js';
 import { RecoverySummaryCamelSchema } from './recovery-summary.js';
 import { RecoveryKindWireSchema } from './recovery-vocabulary.js';
@@ -39,6 +40,8 @@ export const CreateSessionBodySchema = z.looseObject({
   /** Qwen's client may send null for "none". */
   sessionId: SessionIdSchema.nullish(),
   approvalMode: ModeName.optional(),
+  /** MCP servers of this session, `{name: entry}` in the shape of the settings file (mcp-server-config.ts). */
+  mcpServers: McpServersSchema.optional(),
 });
 export type CreateSessionBody = z.infer<typeof CreateSessionBodySchema>;
 
@@ -46,6 +49,8 @@ export type CreateSessionBody = z.infer<typeof CreateSessionBodySchema>;
 export const RestoreSessionBodySchema = z.looseObject({
   cwd: z.string().min(1).optional(),
   approvalMode: ModeName.optional(),
+  /** As on create: servers not yet running in the session are started with it. */
+  mcpServers: McpServersSchema.optional(),
 });
 export type RestoreSessionBody = z.infer<typeof RestoreSessionBodySchema>;
 
@@ -110,6 +115,13 @@ export const SessionStateSchema = z.looseObject({
 });
 export type SessionState = z.infer<typeof SessionStateSchema>;
 
+/** One MCP server of a session, as `system/init` lists it: `failed` carries why. */
+export const McpServerStatusSchema = z.looseObject({
+  name: z.string(),
+  status: z.enum(['pending', 'connected', 'failed']),
+  error: z.string().optional(),
+});
+
 /** `POST /session`, `/load`, `/resume`. */
 export const SessionAnswerSchema = z.looseObject({
   sessionId: z.string(),
@@ -121,6 +133,8 @@ export const SessionAnswerSchema = z.looseObject({
   lastEventId: z.number().int().nonnegative(),
   eventEpoch: z.string(),
   state: SessionStateSchema,
+  /** The session's MCP servers and their status (the list `system/init` carries). */
+  mcpServers: z.array(McpServerStatusSchema).optional(),
   /** load and resume: the same object as `state._meta.mend.recovery`. */
   recovery: RecoverySummaryCamelSchema.nullable().optional(),
   /** load only: the conversation replayed as `session_update` events. */
@@ -167,6 +181,7 @@ export const ContextAnswerSchema = z.looseObject({
   workspaceCwd: z.string(),
   state: SessionStateSchema,
   recovery: RecoverySummaryCamelSchema.nullable(),
+  mcpServers: z.array(McpServerStatusSchema).optional(),
 });
 
 /** One row of `GET /workspace/:cwd/sessions`. */

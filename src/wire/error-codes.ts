@@ -1,7 +1,7 @@
 /**
  * Every error code mend puts on the wire (result lines, control answers, system
  * errors, refusals in every protocol): the one union. Pure and zod-only, so the
- * SDK may use it. The exit code table maps these in src/cli/exit-codes.ts.
+ * SDK may use it. The exit code table maps these in exit-codes.ts.
  */
 import { z } from 'zod';
 import { WIRE_ERROR_CODES } from './wire-error-code-list.js';

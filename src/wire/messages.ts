@@ -1,6 +1,6 @@
 /**
- * stream-json output messages (compat.md section 3, plus mend's recovery and error
- * lines). The CLI builds them and the SDK validates what it reads with the same
+ * stream-json output messages in Qwen Code's format (docs/protocol.md), plus mend's
+ * recovery and error lines. The CLI builds them and the SDK validates what it reads with the same
  * schemas. Objects are loose so a newer CLI can add fields without breaking an
  * older SDK; the CLI always fills every required field.
  */

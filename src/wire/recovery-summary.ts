@@ -1,7 +1,8 @@
 /**
  * The camelCase recovery summary every protocol after stream-json carries (ACP
  * `_meta.mend.recovery`, the daemon's load/resume/context answers, SDK helpers):
- * the design's section 4.3 object and more. The stream-json `recovery` line keeps
+ * the recovery metadata of a load/resume answer (`recovered`, `recoveryKind`, `canContinue`,
+ * `requiresUserConfirmation`, repairs counted by type) and more. The stream-json `recovery` line keeps
  * its snake_case twin (messages.ts). Pure zod, so the SDK may use it.
  */
 import { z } from 'zod';
@@ -11,7 +12,7 @@ export const RecoverySummaryCamelSchema = z.looseObject({
   planId: z.string(),
   recovered: z.boolean(),
   kind: RecoveryKindWireSchema,
-  /** The same value under the design's name. */
+  /** The same value as `kind`, under the name hosts written against that load/resume metadata read. */
   recoveryKind: RecoveryKindWireSchema,
   cause: RecoveryCauseSchema,
   canContinue: z.boolean(),

@@ -54,6 +54,8 @@ export const WIRE_ERROR_CODES = [
   'invalid_session_id',
   'invalid_client_id',
   'outside_roots',
+  /** An `mcpServers` entry a daemon request carried makes no sense (no command, a bad URL, an unknown type, a bad name). */
+  'invalid_mcp_config',
   'prompt_queue_full',
   'server_closing',
   'internal',

@@ -47,7 +47,7 @@ describe('command help', () => {
       expect(text).toContain(own);
       expect(text).not.toContain(runOnly);
       expect(text).toContain('--store');
-      expect(optionLines(text).length).toBeLessThan(20);
+      expect(optionLines(text).length).toBeLessThan(25);
     });
   }
 

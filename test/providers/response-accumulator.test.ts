@@ -82,9 +82,23 @@ describe('ResponseAccumulator / collectResponse', () => {
       `arguments are ${bytes + 2} bytes, over the limit of ${MAX_TOOL_ARGS_BYTES} bytes; only the first ${OVERSIZED_ARGS_PREFIX_CHARS} characters were kept`,
     );
     expect(JSON.stringify(response).length).toBeLessThan(10_000);
-    expect(MAX_CALLS_PER_RESPONSE).toBeGreaterThan(0);
     const shown = invalidArgsMessage('write_file', invalid as { raw: string; reason: string });
     expect(shown).toContain(`[${OVERSIZED_ARGS_PREFIX_CHARS - 1000} more characters]`);
+  });
+
+  it('records every call of a response, past MAX_CALLS_PER_RESPONSE too (the engine caps what runs and answers each call)', async () => {
+    const n = MAX_CALLS_PER_RESPONSE + 2;
+    const events: ProviderEvent[] = [];
+    for (let i = 0; i < n; i++) {
+      events.push(
+        { type: 'tool_call_start', index: i, id: `c${i}`, name: 'read_file' },
+        { type: 'tool_call_delta', index: i, argsDelta: `{"file_path":"/f${i}"}` },
+      );
+    }
+    const response = await collectResponse([...events, finish]);
+    expect(response.parts.map((p) => p.functionCall?.id)).toEqual(Array.from({ length: n }, (_, i) => `c${i}`));
+    expect(response.parts.map((p) => p.functionCall?.args)).toEqual(Array.from({ length: n }, (_, i) => ({ file_path: `/f${i}` })));
+    expect(response.problems).toEqual([]);
   });
 
   it('reports partial streams, stray deltas, unnamed calls and missing ids as problems', () => {

@@ -13,7 +13,7 @@
  *  (c) lines shuffled;
  *  (d) lines duplicated;
  * loadSession and buildSessionRecoveryPlan never throw and the plan oracle holds
- * (`planProblems` in scripts/fuzz-worker.ts, shared with `npm run fuzz`): the
+ * (`planProblems` in test/support/fuzz-worker.ts, shared with `npm run fuzz`): the
  * apiHistory passes validateProviderHistory, two builds are deep-equal, the planId
  * matches rp_<16 hex>, the kind is one of four, and the policy and continuation
  * invariants hold.

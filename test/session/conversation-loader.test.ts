@@ -199,7 +199,7 @@ describe('buildConversation', () => {
   });
 });
 
-describe('buildConversation: issue 9 rules', () => {
+describe('buildConversation: sidechains, the leaf and the markers that end a tail', () => {
   it('subagent records (isSidechain, or a Qwen agentId) are set aside: never the leaf, never on the chain', () => {
     const records = [
       user({ uuid: 'a' }),

@@ -9,6 +9,7 @@ import { Readable, Writable } from 'node:stream';
 import type { Readable as NodeReadable, Writable as NodeWritable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import { BIN, baseEnv, waitFor, type Sandbox } from './cli.js';
+import { outsideTheProcess } from './outside-the-process.js';
 
 export type PermissionAnswer = (request: acp.RequestPermissionRequest) => acp.RequestPermissionResponse | Promise<acp.RequestPermissionResponse>;
 
@@ -42,6 +43,7 @@ export async function withAcp<T>(
   opts: AcpRunOptions,
   body: (run: AcpRun) => Promise<T>,
 ): Promise<{ value: T; exitCode: number | null; stderr: string }> {
+  outsideTheProcess('the built CLI');
   const child = spawn('node', [BIN, '--acp', ...(opts.args ?? [])], {
     cwd: sb.cwd,
     env: baseEnv(sb, opts.env),

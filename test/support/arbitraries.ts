@@ -45,7 +45,7 @@ export function partArb(role: 'user' | 'model'): fc.Arbitrary<Part> {
     { weight: 1, arbitrary: fc.string({ maxLength: 4 }).map((text): Part => ({ text, thought: true })) },
     { weight: 1, arbitrary: fc.constant<Part>({ inlineData: { mimeType: 'image/png', data: 'AAAA' } }) },
     { weight: 1, arbitrary: fc.constant<Part>({}) },
-    // Empty leftovers (issue 9): nothing but a signature, thought:false or an empty text.
+    // Empty leftovers: nothing but a signature, thought:false or an empty text.
     { weight: 1, arbitrary: fc.constantFrom<Part>({ thoughtSignature: 'c2ln' }, { thought: false }, { text: '' }, { text: '', thoughtSignature: 'c2ln' }) },
     // Schema-valid oddities: text beside a call, a call and a result in one part.
     { weight: 1, arbitrary: fc.tuple(textPartArb, callPartArb).map(([t, c]): Part => ({ ...t, ...c })) },

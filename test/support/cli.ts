@@ -30,6 +30,7 @@ import {
   type SystemRecoveryMessage,
   type UserMessage,
 } from '../../src/wire/messages.js';
+import { outsideTheProcess } from './outside-the-process.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(REPO_ROOT, 'bin', 'mend.js');
@@ -106,6 +107,7 @@ export interface MendRun {
 
 /** Starts the built CLI; the caller awaits (or kills) the returned subprocess. */
 export function spawnMend(sb: Sandbox, args: string[], opts: MendOptions = {}): ResultPromise<{ reject: false }> {
+  outsideTheProcess('the built CLI');
   return execa('node', [BIN, ...args], {
     cwd: opts.cwd ?? sb.cwd,
     env: baseEnv(sb, opts.env),
@@ -403,7 +405,11 @@ export class LogBuilder {
 
 // ---- file-system snapshots ----------------------------------------------------------------------
 
-/** Every file and folder under `dir` (relative path -> sha256 of the bytes, or 'dir'); {} when it does not exist. */
+/**
+ * Every file and folder under `dir` (relative path -> sha256 of the bytes, or 'dir'); {} when
+ * it does not exist. A mend home's plan-checkpoint cache (`cache/` holding only
+ * `checkpoints/*.ckpt`) is left out: any read may fill it, and it is never a session's file.
+ */
 export function snapshotTree(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
   if (!existsSync(dir)) return out;
@@ -411,6 +417,7 @@ export function snapshotTree(dir: string): Record<string, string> {
     for (const name of readdirSync(d).sort()) {
       const p = join(d, name);
       const rel = relative(dir, p);
+      if (name === 'cache' && isCheckpointCache(p)) continue;
       if (statSync(p).isDirectory()) {
         out[`${rel}/`] = 'dir';
         walk(p);
@@ -421,6 +428,14 @@ export function snapshotTree(dir: string): Record<string, string> {
   };
   walk(dir);
   return out;
+}
+
+/** A mend home's `cache/` folder that holds nothing but plan checkpoints. */
+function isCheckpointCache(path: string): boolean {
+  if (!statSync(path).isDirectory()) return false;
+  const names = readdirSync(path);
+  if (names.length !== 1 || names[0] !== 'checkpoints') return false;
+  return readdirSync(join(path, 'checkpoints')).every((n) => /^[0-9a-f]{40}\.ckpt$/.test(n));
 }
 
 export function lockFilesUnder(dir: string): string[] {

@@ -18,7 +18,7 @@
  *       command greps the log for its own call before appending "start <id>" to a marker
  *       file, so a command that finds its call missing marks itself NOT_ON_DISK.
  *
- * scripts/crash-test.ts is the command line; test/reliability/crash-sample.test.ts runs a
+ * scripts/crash-test.ts is the command line; test/reliability/crash-sample.e2e.test.ts runs a
  * sample through runCrashTest().
  */
 import { spawn } from 'node:child_process';

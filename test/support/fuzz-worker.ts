@@ -597,7 +597,19 @@ function mutateCorpus(r: Rng, corpus: readonly Buffer[]): Buffer {
       case 'bom':
         buf = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), buf]);
         continue;
-      default:
+      // Line- and record-level edits: made below, on the buffer split into lines.
+      case 'garbage-line':
+      case 'insert-garbage':
+      case 'invalid-utf8':
+      case 'shuffle':
+      case 'duplicate':
+      case 'delete':
+      case 'swap':
+      case 'splice':
+      case 'reparent':
+      case 'reuse-uuid':
+      case 'wrong-type':
+      case 'session-id':
         break;
     }
     if (lines.length === 0) {

@@ -4,6 +4,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { WorkerJob } from '../../src/session/outline/outline-parallel.js';
+import { outsideTheProcess } from './outside-the-process.js';
 
 const built = new URL('../../dist/src/session/outline/outline-worker.js', import.meta.url);
 
@@ -13,6 +14,7 @@ const built = new URL('../../dist/src/session/outline/outline-worker.js', import
  * on a busy machine.
  */
 export function builtOutlineWorker(job: WorkerJob): Worker {
+  outsideTheProcess('the built outline worker');
   return new Worker(built, { workerData: job });
 }
 

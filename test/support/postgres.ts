@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, it } from 'vitest';
+import { outsideTheProcess } from './outside-the-process.js';
 
 export const ADMIN_URL = process.env['MEND_TEST_PG_URL'] || 'postgres://root@127.0.0.1:5432/postgres';
 
@@ -59,6 +60,7 @@ export interface TestDatabase {
 }
 
 export async function createTestDatabase(label = 't'): Promise<TestDatabase> {
+  outsideTheProcess('PostgreSQL');
   const name = `mend_${label}_${randomBytes(5).toString('hex')}`;
   await adminQuery(`CREATE DATABASE ${name}`);
   return {
@@ -88,6 +90,7 @@ export function databasesForFile(label: string): () => Promise<TestDatabase> {
  * Call with top-level await in a test file.
  */
 export async function describePostgres(name: string, body: () => void): Promise<void> {
+  outsideTheProcess('PostgreSQL');
   const why = await pgUnreachable();
   if (why === null) {
     describe(name, body);

@@ -23,6 +23,7 @@ import type { ChatRecord } from '../../src/session/records.js';
 import { exportSession, importSession } from '../../src/store/session-transfer.js';
 import type { ProjectScope, SessionRef, SessionStore } from '../../src/store/session-store.js';
 import { CORPUS_DIR, listCorpus } from './corpus.js';
+import { createWithContract } from './store-contract-create.js';
 import { collect, fixtureLines, OTHER, planThroughCore, scopeFor, sessionIdOf, WRITER } from './store-fixtures.js';
 import { record } from './store-records.js';
 
@@ -240,6 +241,8 @@ export function storeContract(options: StoreContractOptions): void {
       expect(await store.latest(elsewhere)).toBeNull();
     });
 
+    createWithContract(shared);
+
     it('refuses a malformed resume target before any I/O', async () => {
       const store = await shared();
       await expect(store.resolve(scopeFor('resolve'), '../../etc/passwd')).rejects.toSatisfy((e) => isMendError(e, 'invalid_resume_target'));
@@ -264,7 +267,7 @@ export function storeContract(options: StoreContractOptions): void {
       expect(await target.activeWriter(imported.ref)).toBeNull();
     });
 
-    it('an import stops at the first bad line with its number and writes nothing', async () => {
+    it('an import with a bad line names it by its number and writes nothing', async () => {
       const store = await open();
       const scope = scopeFor('bad-import');
       const lines = fixtureLines('clean-tool-round-trip').filter((l) => l !== '');

@@ -1,10 +1,11 @@
 /**
  * The source file's lines as a writer copies them: the text of every line the reader
  * could read (as written, less any NUL bytes, a trailing CR or a leading BOM), and the
- * damaged lines left out. Splits with the readers' own scanner (foreign-lines.ts), so a
+ * damaged lines left out. Splits with the readers' own splitter and scanner (foreign-lines.ts), so a
  * writer and the reader agree on which lines are damaged.
  */
 import { scanJsonLines } from '../foreign-lines.js';
+import { LineSplitter, lineText } from '../../wire/line-splitter.js';
 import type { OwnerRepairAction } from './repair-types.js';
 
 export interface SourceLine {
@@ -25,21 +26,12 @@ const DAMAGE = new Set(['torn_tail', 'malformed_line', 'invalid_record']);
 
 function rawLines(bytes: Buffer): Buffer[] {
   const out: Buffer[] = [];
-  let start = 0;
-  while (start < bytes.length) {
-    let end = bytes.indexOf(0x0a, start);
-    if (end === -1) end = bytes.length;
-    out.push(bytes.subarray(start, end));
-    start = end + 1;
-  }
+  LineSplitter.each(bytes, (view) => void out.push(view.bytes.subarray(view.start, view.end)));
   return out;
 }
 
 function cleanText(raw: Buffer, line: number): string {
-  let text = (raw.includes(0) ? Buffer.from(raw.filter((b) => b !== 0)) : raw).toString('utf8');
-  if (text.endsWith('\r')) text = text.slice(0, -1);
-  if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  return text;
+  return lineText((raw.includes(0) ? Buffer.from(raw.filter((b) => b !== 0)) : raw).toString('utf8'), line);
 }
 
 export function sourceLines(bytes: Buffer): SourceLines {

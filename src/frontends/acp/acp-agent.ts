@@ -337,12 +337,13 @@ export class AcpAgent {
     return { stopReason: answer.stopReason, _meta: { mend: { continue: answer } } };
   }
 
-  private setMode(params: acp.SetSessionModeRequest): acp.SetSessionModeResponse {
+  private async setMode(params: acp.SetSessionModeRequest): Promise<acp.SetSessionModeResponse> {
     const session = this.session(params.sessionId);
     const mode = approvalModeFromAlias(params.modeId);
     if (!mode)
       throw acp.RequestError.invalidParams({ modeId: params.modeId }, `unknown mode ${JSON.stringify(params.modeId)}; modes: ${APPROVAL_MODES.join(', ')}`);
-    session.runtime.setApprovalMode(mode);
+    // Answered once the change is recorded (a record that fails is a warning on the session, not an error here).
+    await session.runtime.setApprovalMode(mode);
     return {};
   }
 

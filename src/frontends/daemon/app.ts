@@ -29,6 +29,7 @@ import {
 import type { WireErrorCode } from '../../wire/error-codes.js';
 import type { DaemonSession } from './daemon-session.js';
 import { promptParts } from '../shared/prompt-parts.js';
+import { requestServerSpecs } from './daemon-mcp-servers.js';
 import { guards, type GuardConfig } from './guards.js';
 import { approvalModeOf, type OpenKind, type SessionRegistry } from './session-registry.js';
 
@@ -59,6 +60,7 @@ const STATUS: Partial<Record<WireErrorCode, ContentfulStatusCode>> = {
   unauthorized: 401,
   forbidden_host: 403,
   outside_roots: 403,
+  invalid_mcp_config: 400,
   not_found: 404,
   session_not_found: 404,
   no_session_to_continue: 404,
@@ -75,6 +77,9 @@ const STATUS: Partial<Record<WireErrorCode, ContentfulStatusCode>> = {
   server_closing: 503,
 };
 
+/** How long an open waits for its MCP servers to connect or fail before it answers (they may still be `pending`). */
+const MCP_OPEN_WAIT_MS = 10_000;
+
 export const FEATURES = [
   'session_id_override',
   'session_load',
@@ -89,6 +94,7 @@ export const FEATURES = [
   'heartbeat',
   'sse_resume',
   'workspace_sessions',
+  'session_mcp_servers',
 ] as const;
 
 function errorAnswer(c: Context, error: unknown, log: (line: string) => void): Response {
@@ -112,8 +118,16 @@ async function body<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer
     }
   }
   const parsed = schema.safeParse(value);
-  if (!parsed.success)
-    throw new MendError('invalid_request', `invalid body: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success) {
+    const { issues } = parsed.error;
+    const message = `invalid body: ${issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ')}`;
+    // Only the MCP server entries are wrong: their own code, naming the first server at fault.
+    if (issues.every((i) => i.path[0] === 'mcpServers')) {
+      const server = issues[0]?.path[1];
+      throw new MendError('invalid_mcp_config', message, server !== undefined ? { server: String(server) } : undefined);
+    }
+    throw new MendError('invalid_request', message);
+  }
   return parsed.data;
 }
 
@@ -196,8 +210,17 @@ export function createApp(deps: AppDeps): Hono {
 
   // ---- opening ------------------------------------------------------------------------------
 
-  const open = async (c: Context, kind: OpenKind, sessionId: string | undefined, request: { cwd?: string | undefined; approvalMode?: string | undefined }) => {
-    const { session, attached } = await registry.open(kind, { ...request, sessionId });
+  const open = async (
+    c: Context,
+    kind: OpenKind,
+    sessionId: string | undefined,
+    request: { cwd?: string | undefined; approvalMode?: string | undefined; mcpServers?: Record<string, unknown> | undefined },
+  ) => {
+    // Checked before anything opens: a bad entry starts nothing.
+    const mcpServers = requestServerSpecs(request.mcpServers);
+    const { session, attached } = await registry.open(kind, { cwd: request.cwd, approvalMode: request.approvalMode, mcpServers, sessionId });
+    // Servers still connecting get a moment, so the answer usually says connected or failed; /context says it later.
+    await session.mcpSettled(MCP_OPEN_WAIT_MS);
     const clientId = session.attach();
     const { state, recovery } = await session.state();
     log(`session ${session.sessionId} ${attached ? 'attached' : kind === 'create' ? 'created' : `${kind}ed`} (${session.workspaceCwd})`);
@@ -211,6 +234,7 @@ export function createApp(deps: AppDeps): Hono {
       lastEventId: session.journal.lastId,
       eventEpoch: session.journal.epoch,
       state,
+      mcpServers: session.mcpServers(),
       ...(kind === 'create' ? {} : { recovery }),
       ...(kind === 'load' ? { compactedReplay: await session.replay(), liveJournal: [] } : {}),
     };
@@ -218,7 +242,9 @@ export function createApp(deps: AppDeps): Hono {
 
   app.post('/session', async (c) => {
     const request = await body(c, CreateSessionBodySchema);
-    return c.json(await open(c, 'create', request.sessionId?.toLowerCase(), { cwd: request.cwd, approvalMode: request.approvalMode }));
+    return c.json(
+      await open(c, 'create', request.sessionId?.toLowerCase(), { cwd: request.cwd, approvalMode: request.approvalMode, mcpServers: request.mcpServers }),
+    );
   });
   app.post('/session/:id/load', async (c) => c.json(await open(c, 'load', sessionIdParam(c), await body(c, RestoreSessionBodySchema))));
   app.post('/session/:id/resume', async (c) => c.json(await open(c, 'resume', sessionIdParam(c), await body(c, RestoreSessionBodySchema))));
@@ -234,7 +260,15 @@ export function createApp(deps: AppDeps): Hono {
   app.get('/session/:id/context', async (c) => {
     const session = sessionOf(c, registry);
     const { state, recovery } = await session.state();
-    return c.json({ v: 1, sessionId: session.sessionId, workspaceCwd: session.workspaceCwd, state, recovery, hasActivePrompt: session.hasActivePrompt });
+    return c.json({
+      v: 1,
+      sessionId: session.sessionId,
+      workspaceCwd: session.workspaceCwd,
+      state,
+      recovery,
+      hasActivePrompt: session.hasActivePrompt,
+      mcpServers: session.mcpServers(),
+    });
   });
 
   app.get('/session/:id/recovery', async (c) => {
@@ -307,7 +341,8 @@ export function createApp(deps: AppDeps): Hono {
     const request = await body(c, ApprovalModeBodySchema);
     const previous = session.runtime.settings.approvalMode;
     const mode = approvalModeOf(request.mode, previous);
-    session.runtime.setApprovalMode(mode);
+    // Answered once the change is recorded (a record that fails is a warning on the session, not an error here).
+    await session.runtime.setApprovalMode(mode);
     return c.json({ sessionId: session.sessionId, mode, previous, persisted: false });
   });
 

@@ -11,6 +11,7 @@ import type { ApprovalDecision } from '../../engine/agent-session.js';
 import type { TurnOutcome } from '../../engine/engine-events.js';
 import type { RuntimeEvent, SessionRuntime } from '../../runtime/session-runtime.js';
 import type { AskHost } from '../../runtime/tool-port.js';
+import type { McpServerStatus } from '../../tools/mcp/mcp-hub.js';
 import type { Part } from '../../session/records.js';
 import { APPROVAL_MODE_DESCRIPTIONS, APPROVAL_MODES } from '../../wire/approval-modes.js';
 import { PERMISSION_OPTIONS, type DaemonContinueAnswer, type PermissionBody, type SessionState } from '../../wire/daemon-api.js';
@@ -76,6 +77,21 @@ export class DaemonSession {
 
   get hasActivePrompt(): boolean {
     return this.runtime.busy;
+  }
+
+  // ---- MCP servers --------------------------------------------------------------------------
+
+  /** Each MCP server of the session and its status (`pending`, `connected`, `failed` with the reason). */
+  mcpServers(): McpServerStatus[] {
+    return this.runtime.mcpServerStatuses();
+  }
+
+  /** Resolves once no server is still connecting, or after `waitMs`, whichever comes first. */
+  async mcpSettled(waitMs: number): Promise<void> {
+    if (!this.mcpServers().some((s) => s.status === 'pending')) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.runtime.mcpSettled(), new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+    clearTimeout(timer);
   }
 
   // ---- clients ------------------------------------------------------------------------------

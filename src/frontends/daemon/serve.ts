@@ -10,6 +10,7 @@ import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import { MendError, errorCodeOf, errorMessageOf } from '../../errors.js';
 import type { HostEnv } from '../../runtime/host-env.js';
+import type { McpServerSpec } from '../../tools/mcp/mcp-config.js';
 import type { ApprovalMode } from '../../wire/approval-modes.js';
 import type { ReadyLine } from '../../wire/daemon-api.js';
 import { ExitCode, exitCodeFor } from '../../wire/exit-codes.js';
@@ -38,6 +39,14 @@ export interface ServeOptions {
   /** 0: wait for a permission answer as long as the turn runs. */
   permissionTimeoutMs: number;
   debug: boolean;
+  /** --mcp-config, --strict-mcp-config, --allowed-mcp-server-names: read by the composition root, as for a run. */
+  mcpConfigs?: string[] | undefined;
+  strictMcpConfig?: boolean | undefined;
+  allowedMcpServerNames?: string[] | undefined;
+  /** Servers every session starts with (--mcp-config, the settings file), resolved by the composition root. */
+  mcpServers?: McpServerSpec[] | undefined;
+  /** Servers of that configuration that could not be read: listed failed in every session. */
+  mcpFailed?: { name: string; error: string }[] | undefined;
 }
 
 export const DEFAULT_LIMITS: AppLimits = {
@@ -98,6 +107,7 @@ export async function runServe(o: ServeOptions, host: HostEnv, limits: AppLimits
       roots,
       // The host's options as given: every session's settings come from them (runtimeSettingsFrom).
       options: o,
+      mcpFailed: o.mcpFailed,
       session: {
         now: host.runtime.now,
         journal: { maxEvents: limits.journalEvents, maxBytes: JOURNAL_BYTES, maxQueued: limits.maxQueuedEvents },

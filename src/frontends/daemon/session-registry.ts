@@ -11,6 +11,7 @@ import { MendError, isMendError } from '../../errors.js';
 import { everyAgent, listSessions, type ProjectSessionRow } from '../../runtime/list-sessions.js';
 import { runtimeSettingsFrom, type HostOptions } from '../../runtime/runtime-settings.js';
 import { SessionRuntime, type RuntimeDeps } from '../../runtime/session-runtime.js';
+import { mergeServerSpecs, type McpServerSpec } from '../../tools/mcp/mcp-config.js';
 import { approvalModeFromAlias, type ApprovalMode } from '../../wire/approval-modes.js';
 import { DaemonSession, type DaemonSessionDeps } from './daemon-session.js';
 
@@ -21,6 +22,8 @@ export interface RegistryDeps {
   roots: string[];
   /** The command line of `mend serve`: the defaults of every session it opens. */
   options: HostOptions;
+  /** Servers of the daemon's own configuration (the settings file, --mcp-config) that could not be read: listed failed in every session. */
+  mcpFailed?: readonly { name: string; error: string }[] | undefined;
   session: Omit<DaemonSessionDeps, 'runtime'>;
 }
 
@@ -87,7 +90,7 @@ export class SessionRegistry {
    */
   async open(
     kind: OpenKind,
-    request: { sessionId?: string | undefined; cwd?: string | undefined; approvalMode?: string | undefined },
+    request: { sessionId?: string | undefined; cwd?: string | undefined; approvalMode?: string | undefined; mcpServers?: readonly McpServerSpec[] | undefined },
   ): Promise<{ session: DaemonSession; attached: boolean }> {
     if (this.closed) throw new MendError('server_closing', 'the daemon is shutting down');
     const cwd = this.resolveCwd(request.cwd);
@@ -104,10 +107,12 @@ export class SessionRegistry {
       // Open read-only because another process held it: the runtime re-checks that holder on
       // every request (its summary, a prompt, a continue), so a holder gone since is noticed there.
       if (request.approvalMode !== undefined) void existing.runtime.setApprovalMode(approvalMode);
+      // A client attaching with servers: those the session does not run yet start now (a name it has keeps its server).
+      if (request.mcpServers?.length) existing.runtime.addMcpServers(request.mcpServers);
       return { session: existing, attached: true };
     }
 
-    const opening = this.openRuntime(kind, sessionId, cwd, approvalMode);
+    const opening = this.openRuntime(kind, sessionId, cwd, approvalMode, request.mcpServers ?? []);
     this.opening.set(sessionId, opening);
     try {
       const session = await opening;
@@ -118,7 +123,13 @@ export class SessionRegistry {
     }
   }
 
-  private async openRuntime(kind: OpenKind, sessionId: string, cwd: string, approvalMode: ApprovalMode): Promise<DaemonSession> {
+  private async openRuntime(
+    kind: OpenKind,
+    sessionId: string,
+    cwd: string,
+    approvalMode: ApprovalMode,
+    mcpServers: readonly McpServerSpec[],
+  ): Promise<DaemonSession> {
     const stop = new AbortController();
     const base = this.deps.runtime;
     const deps: RuntimeDeps = {
@@ -131,8 +142,13 @@ export class SessionRegistry {
     const runtime = await SessionRuntime.openForHost(deps, {
       target: kind === 'create' ? { type: 'new', sessionId } : { type: 'resume', target: sessionId },
       access: { mode: 'write_or_read_only' },
-      settings: runtimeSettingsFrom({ host: this.deps.options, session: { approvalMode } }),
+      // The daemon's servers (settings file, --mcp-config) and the request's, the request's winning by name (as ACP's session/new).
+      settings: runtimeSettingsFrom({
+        host: { ...this.deps.options, mcpServers: mergeServerSpecs([this.deps.options.mcpServers ?? [], mcpServers]) },
+        session: { approvalMode },
+      }),
     });
+    for (const failed of this.deps.mcpFailed ?? []) runtime.addFailedMcpServer(failed.name, failed.error);
     return new DaemonSession(runtime, cwd, stop, { ...this.deps.session, runtime: { newId: base.newId, cwd, version: base.version } });
   }
 

@@ -215,7 +215,22 @@ export function liveUpdates(event: RuntimeEvent, options: LiveOptions = {}): Ses
           },
         ];
       });
-    default:
+    // Nothing of their own in ACP: a message streams as its chunks and is closed by assistant_message,
+    // a call is announced whole once recorded (arguments complete), approvals go through
+    // session/request_permission, a turn's end is the prompt's answer (its stop reason), and the plan
+    // travels under _meta.mend. ACP has no update for a warning: the daemon logs them, an ACP client
+    // does not see them.
+    case 'turn_started':
+    case 'message_start':
+    case 'message_end':
+    case 'tool_input_start':
+    case 'tool_input_delta':
+    case 'tool_approval_requested':
+    case 'turn_finished':
+    case 'turn_failed':
+    case 'turn_aborted':
+    case 'recovery_plan':
+    case 'warning':
       return [];
   }
 }

@@ -1,4 +1,4 @@
-/** Turn outcomes and error codes to the process exit code (the one table is src/cli/exit-codes.ts's). */
+/** Turn outcomes and error codes to the process exit code (the one table is src/wire/exit-codes.ts's). */
 import type { TurnOutcome } from '../../engine/engine-events.js';
 import { ExitCode, exitCodeFor, exitCodeForAbort } from '../../wire/exit-codes.js';
 

@@ -147,7 +147,17 @@ export class WireEventMapper {
         return event.parts.map((part, i) => toolResultMessage(event.uuids[i] ?? this.newId(), this.sessionId, [part]));
       case 'warning':
         return [{ type: 'system', subtype: 'warning', uuid: this.newId(), session_id: this.sessionId, warning: { code: event.code, message: event.message } }];
-      default:
+      // No message of their own on this wire: the host sent the prompt, whoever answers approvals is
+      // asked directly, a turn's end is the result message each front end writes from its outcome, and
+      // the plan is asked for (get_recovery_plan) rather than pushed.
+      case 'turn_started':
+      case 'user_prompt':
+      case 'tool_approval_requested':
+      case 'tool_call_started':
+      case 'turn_finished':
+      case 'turn_failed':
+      case 'turn_aborted':
+      case 'recovery_plan':
         return [];
     }
   }

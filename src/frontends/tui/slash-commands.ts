@@ -26,7 +26,7 @@ export function parseSlashCommand(text: string): SlashCommand | null {
   const trimmed = text.trim();
   const match = /^\/([a-z]+)(?:\s+(.*))?$/s.exec(trimmed);
   if (!match) return null;
-  const [, name, rest] = match;
+  const [, name = '', rest] = match;
   const arg = rest?.trim() || undefined;
   switch (name) {
     case 'continue':

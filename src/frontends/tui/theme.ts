@@ -1,7 +1,8 @@
 /**
- * Colours of the terminal UI. With NO_COLOR (a fact main passes in) every
- * colour is undefined, so Ink emits no colour codes; dim and bold stay, they are
- * not colours.
+ * How the terminal UI styles its text. With NO_COLOR (a fact main passes in) it
+ * styles nothing: no colour and no attribute (bold, dim, italic, inverse), so
+ * Ink prints no SGR escape at all; every item keeps its text marks (›, ✔, ✖, ·,
+ * INFO), which say the same without style.
  */
 export interface Theme {
   user: string | undefined;
@@ -11,9 +12,12 @@ export interface Theme {
   error: string | undefined;
   success: string | undefined;
   muted: string | undefined;
+  /** Whether text attributes (bold, dim, italic, the inverse cursor cell) are used. */
+  styled: boolean;
 }
 
 export function themeFor(noColor: boolean): Theme {
-  if (noColor) return { user: undefined, accent: undefined, info: undefined, warning: undefined, error: undefined, success: undefined, muted: undefined };
-  return { user: 'cyan', accent: 'magenta', info: 'blue', warning: 'yellow', error: 'red', success: 'green', muted: 'gray' };
+  if (noColor)
+    return { user: undefined, accent: undefined, info: undefined, warning: undefined, error: undefined, success: undefined, muted: undefined, styled: false };
+  return { user: 'cyan', accent: 'magenta', info: 'blue', warning: 'yellow', error: 'red', success: 'green', muted: 'gray', styled: true };
 }

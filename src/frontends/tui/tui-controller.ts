@@ -121,7 +121,7 @@ export class TuiController {
     this.noticePlanId = undefined;
     this.unsubscribe = runtime.subscribe((event) => this.onEvent(event));
     runtime.setApprovalHandler(() => this.approvals.ask);
-    runtime.setApprovalMode(this.state.approvalMode);
+    await runtime.setApprovalMode(this.state.approvalMode);
 
     const { items, noticePlanId } = await sessionIntro(runtime, this.deps.runtime.scope, this.newId);
     this.noticePlanId = noticePlanId;
@@ -348,7 +348,11 @@ export class TuiController {
 
   cycleApprovalMode(): void {
     const next = APPROVAL_MODES[(APPROVAL_MODES.indexOf(this.state.approvalMode) + 1) % APPROVAL_MODES.length]!;
-    this.runtime?.setApprovalMode(next);
+    // A key press does not wait for the change's record; a record that fails is already a warning
+    // item, and anything else the change throws is shown as an error item.
+    this.runtime
+      ?.setApprovalMode(next)
+      .catch((error: unknown) => this.add({ id: this.newId(), type: 'error', code: errorCodeOf(error), message: errorMessageOf(error) }));
     this.set({ approvalMode: next });
   }
 

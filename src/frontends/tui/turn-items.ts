@@ -79,7 +79,14 @@ export function applyEvent(view: TurnView, event: RuntimeEvent, newId: () => str
       }
       return next;
     }
-    default:
+    // Nothing to draw: text and thoughts are drawn from their deltas, a tool once it runs (its
+    // arguments whole), and an approval by the controller's own prompt.
+    case 'turn_started':
+    case 'message_start':
+    case 'message_end':
+    case 'tool_input_start':
+    case 'tool_input_delta':
+    case 'tool_approval_requested':
       return view;
   }
 }

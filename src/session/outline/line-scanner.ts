@@ -1,10 +1,10 @@
 /**
- * The outline pass's reader of an ordinary record line, straight from its bytes (issue 11).
+ * The outline pass's reader of an ordinary record line, straight from its bytes.
  *
  * JSON.parse makes every string and object of a line, and a Qwen-format line is mostly
  * text, arguments, tool output and telemetry that the outline never reads: making them
  * was most of the pass. This reader checks every byte of the line as JSON (the same
- * grammar JSON.parse accepts: parsing stays the exact check, issue 11) and keeps only what
+ * grammar JSON.parse accepts: parsing stays the exact check) and keeps only what
  * the outline keeps of a record (outline-columns.ts): byte ranges of its uuid, parent and
  * session id, its type, version kind and flags, and its parts as the tokens of their shape
  * (record-outline.ts) with the ranges of their call and result ids.

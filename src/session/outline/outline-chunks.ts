@@ -1,5 +1,5 @@
 /**
- * How two threads share the outline pass over one file (issue 11): the file is cut
+ * How two threads share the outline pass over one file: the file is cut
  * into chunks of a fixed number of bytes; the main thread takes them from the front,
  * the worker from the back, until they meet, so both stay busy however late the
  * worker starts and however the machine shares its CPUs. A chunk holds the lines that

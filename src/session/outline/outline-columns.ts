@@ -1,5 +1,5 @@
 /**
- * A session's outline held as columns (issue 11): per valid record line its position,
+ * A session's outline held as columns: per valid record line its position,
  * byte range, uuid and parent, type, the flags the loader reads (sidechain, model
  * entry, checkpoint, who wrote it), cwd, subtype and its parts as a shared template
  * plus ids (record-outline.ts). No object per record: at 1M records every object and
@@ -339,6 +339,17 @@ export class OutlineColumns {
 
   uuid(i: number): string {
     return (this.links[i]! & ODD_UUID) !== 0 ? this.oddUuids.get(i)! : wordsToUuid(this.uuidWords, 4 * i);
+  }
+
+  /** Line i's uuid as uuidToWords's words in `out[0...3]`, without making its string; false when it is not canonical. */
+  uuidWordsOf(i: number, out: Uint32Array): boolean {
+    if ((this.links[i]! & ODD_UUID) !== 0) return false;
+    const w = this.uuidWords;
+    out[0] = w[4 * i]!;
+    out[1] = w[4 * i + 1]!;
+    out[2] = w[4 * i + 2]!;
+    out[3] = w[4 * i + 3]!;
+    return true;
   }
 
   parentUuid(i: number): string | null {

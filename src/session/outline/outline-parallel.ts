@@ -1,16 +1,17 @@
 /**
- * The outline pass of a large log on two threads (issue 11). Parsing every line is most
+ * The outline pass of a large log on two threads. Parsing every line is most
  * of a resume's time and the lines are independent: the main thread reads chunks from
  * the front of the file while a worker (outline-worker.ts) reads chunks from the back
  * (outline-chunks.ts); the worker's passes are appended after the main thread's in file
  * order. Every line is still parsed and checked exactly once, by the same code, and the
- * result is the one a single pass gives (test/session/outline/outline-parallel.test.ts).
+ * result is the one a single pass gives (test/session/outline/outline-parallel.e2e.test.ts).
  *
  * A worker that cannot start or fails costs nothing but its time: the main thread then
  * reads the rest of the file itself, and a real read error is met again there.
  */
 import { closeSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import type * as WorkerThreads from 'node:worker_threads';
 import type { Worker } from 'node:worker_threads';
 import { DEFAULT_BLOCK_SIZE, lineStartFrom, readLineBlocksFrom } from '../line-blocks.js';
 import { ChunkClaims } from './outline-chunks.js';
@@ -28,7 +29,7 @@ export interface OutlineParallel {
    * heap and the copy of its share of the columns cost some 40-80 MB; past a few hundred
    * MB a resume takes seconds either way and its memory is what must stay bounded
    * (measured at 1M records, 854 MB: 3.1 s and 256 MB peak with the worker, 4.6 s and
-   * about 210 MB without; issue 11 asks at most a quarter of the file).
+   * about 210 MB without; the memory target asks at most a quarter of the file).
    */
   maxBytes?: number;
   /** Starts the worker (default: outline-worker.js next to this module, or the bundle's). */
@@ -76,9 +77,9 @@ export function readsInParallel(size: number, parallel: OutlineParallel | false 
 }
 
 // worker_threads is loaded when a worker starts, not with this module: it cost 4-7 ms of
-// every start-up, where most resumes read a small log on one thread (issue 11).
+// every start-up, where most resumes read a small log on one thread.
 const defaultSpawn = (job: WorkerJob): Worker => {
-  const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
+  const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof WorkerThreads;
   return new Worker(new URL('./outline-worker.js', import.meta.url), { workerData: job });
 };
 

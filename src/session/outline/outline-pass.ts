@@ -1,11 +1,11 @@
 /**
- * One outline pass over a run of lines (issue 11): every line checked as readSessionLog
+ * One outline pass over a run of lines: every line checked as readSessionLog
  * checks it (an ordinary record line read from its bytes by line-scanner.ts, every byte
  * checked as JSON; any other line parsed), each valid record pushed into columns, the session ids
  * tallied, the damaged lines reported. A whole file is one pass; a large file is
  * read as several passes over byte ranges on two threads (outline-parallel.ts), whose
  * results are appended in file order (OutlinePass.append): the same columns, counts
- * and diagnostics as one pass over the file (test/session/outline/outline-parallel.test.ts).
+ * and diagnostics as one pass over the file (test/session/outline/outline-parallel.e2e.test.ts).
  *
  * Line numbers are counted from the pass's own first line; a pass that does not start
  * the file strips no byte-order mark (only line 1 of a file can have one), and its

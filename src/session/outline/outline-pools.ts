@@ -1,5 +1,5 @@
 /**
- * The pools an outline's columns point into (issue 11): strings that repeat (session
+ * The pools an outline's columns point into: strings that repeat (session
  * ids) as small numbers, and the ids of calls and results as UTF-8 in one buffer, so
  * that a 1M-record outline keeps no string per record.
  */
@@ -73,7 +73,7 @@ export class IdPool {
     }
     this.starts[j] = this.used;
     // An ASCII id (the usual kind: `call_...`, `toolu_...`) byte by byte: Buffer#write is a
-    // native call, ~0.2 us an id, 2% of a 100k-record resume (issue 11).
+    // native call, ~0.2 us an id, 2% of a 100k-record resume.
     if (id.length <= ASCII_LOOP_MAX) {
       const bytes = this.bytes;
       const at = this.used;

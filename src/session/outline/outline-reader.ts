@@ -1,5 +1,5 @@
 /**
- * The outline pass over a JSONL log (issue 11): every line is parsed and checked
+ * The outline pass over a JSONL log: every line is parsed and checked
  * exactly as readSessionLog does (parsing is the cheapest exact check: a byte scan
  * miscounts garbage, foreign and torn lines; an ordinary record line is parsed from its
  * bytes, by the JSON grammar, without making its strings and objects:
@@ -16,7 +16,7 @@
  * accumulator; those merged records are kept whole.
  *
  * A log of 16-256 MiB is read on two threads (outline-parallel.ts), the same lines
- * through the same checks, into the same columns (test/session/outline/outline-parallel.test.ts).
+ * through the same checks, into the same columns (test/session/outline/outline-parallel.e2e.test.ts).
  * That is this module's default; the CLI asks for it only with four CPUs or more
  * (src/cli/outline-env.ts).
  */

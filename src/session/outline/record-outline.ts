@@ -1,5 +1,5 @@
 /**
- * The outline of a record's parts (issue 11): what the plan rules read of them and
+ * The outline of a record's parts: what the plan rules read of them and
  * nothing else, so that a resume can plan over a 100k-record history without holding
  * its texts, arguments and tool outputs.
  *

@@ -1,5 +1,5 @@
 /**
- * Uuids as four 32-bit words instead of strings (issue 11). A session outline keeps
+ * Uuids as four 32-bit words instead of strings. A session outline keeps
  * the uuid of every record; as strings they were a third of its memory and most of
  * its garbage-collection time (every one survives the young generation). The
  * canonical lowercase form (what mend, Qwen Code and Claude Code write) is stored as

@@ -3,10 +3,12 @@
  * writer, opened on the first append so a failed run on a new session leaves no
  * log behind. Durable appends are fsynced before append's promise resolves: on the
  * calling thread (`sync`, the default), or on the thread pool (`queued`, the daemon).
+ * A session created with records (a fork) gets its log whole: session/log-create.ts.
  */
-import { existsSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, lstatSync, statSync, unlinkSync } from 'node:fs';
 import { MendError, errorMessageOf } from '../../errors.js';
 import type { ActiveWriter } from '../../session/active-writer.js';
+import { createLogWhole } from '../../session/log-create.js';
 import type { WriteFaultHook } from '../../session/log-writer.js';
 import { openLogAppender, type AppendMode, type LogAppender } from '../../session/queued-append/log-appender.js';
 import type { ChatRecord } from '../../session/records.js';
@@ -74,6 +76,23 @@ export class JsonlLease implements WriterLease {
       if (creating) await this.discardEmptyLog();
       throw error;
     }
+  }
+
+  async createWith(records: readonly ChatRecord[]): Promise<void> {
+    if (this.released) throw new Error(`internal: create of ${this.path} after its lease was released`);
+    this.checkHeld();
+    if (this.writer !== null || lstatSync(this.path, { throwIfNoEntry: false }) !== undefined) {
+      throw new MendError('session_exists', `session ${this.ref.sessionId} already exists (${this.path})`, { sessionId: this.ref.sessionId, path: this.path });
+    }
+    if (records.length === 0) throw new MendError('internal', `a session is created with at least one record (${this.path})`);
+    const stranger = records.find((r) => r.sessionId !== this.ref.sessionId);
+    if (stranger !== undefined) {
+      throw new MendError('session_write_failed', `Refusing to write a record of session ${stranger.sessionId} into session ${this.ref.sessionId}`, {
+        sessionId: this.ref.sessionId,
+        path: this.path,
+      });
+    }
+    createLogWhole(this.path, records);
   }
 
   private async discardEmptyLog(): Promise<void> {

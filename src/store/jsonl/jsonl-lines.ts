@@ -3,15 +3,13 @@
  * without one included): what export copies. Blank, torn and garbage lines come
  * out too; the caller decides what to do with them.
  *
- * Read in 64 KiB blocks into one reused buffer (as the reader, see
- * session/line-blocks.ts): a line is decoded straight from the buffer once its '\n'
- * is there ('\n' never occurs inside a UTF-8 sequence), and the unfinished line moves
- * to the buffer's front, so no line costs a Buffer.concat. Decoding copies, so a
- * yielded line never sees the buffer's next contents.
+ * Cut by the one line splitter (wire/line-splitter.ts) the reader uses; each line is
+ * decoded as it completes (decoding copies, so a yielded line never sees the
+ * splitter's buffer change).
  */
 import { open } from 'node:fs/promises';
 import { MendError } from '../../errors.js';
-import { DEFAULT_BLOCK_SIZE } from '../../session/line-blocks.js';
+import { DEFAULT_BLOCK_SIZE, LineSplitter } from '../../wire/line-splitter.js';
 
 export async function* jsonlLines(path: string, blockSize = DEFAULT_BLOCK_SIZE): AsyncGenerator<string> {
   let handle;
@@ -21,31 +19,24 @@ export async function* jsonlLines(path: string, blockSize = DEFAULT_BLOCK_SIZE):
     throw readError(path, error);
   }
   try {
-    let buffer = Buffer.allocUnsafe(2 * blockSize);
-    let held = 0;
+    let lines: string[] = [];
+    const splitter = new LineSplitter((line) => void lines.push(line.bytes.toString('utf8', line.start, line.end)), { blockSize });
     for (;;) {
-      if (buffer.length - held < blockSize) {
-        const bigger = Buffer.allocUnsafe(Math.max(buffer.length * 2, held + blockSize));
-        buffer.copy(bigger, 0, 0, held);
-        buffer = bigger;
-      }
+      const { buffer, at, length } = splitter.room();
       let bytesRead: number;
       try {
-        ({ bytesRead } = await handle.read(buffer, held, blockSize, null));
+        ({ bytesRead } = await handle.read(buffer, at, length, null));
       } catch (error) {
         throw readError(path, error);
       }
       if (bytesRead === 0) break;
-      const end = held + bytesRead;
-      let start = 0;
-      for (let nl = buffer.indexOf(0x0a, held); nl !== -1 && nl < end; nl = buffer.indexOf(0x0a, nl + 1)) {
-        yield buffer.toString('utf8', start, nl);
-        start = nl + 1;
-      }
-      buffer.copy(buffer, 0, start, end);
-      held = end - start;
+      splitter.filled(bytesRead);
+      const ready = lines;
+      lines = [];
+      yield* ready;
     }
-    if (held > 0) yield buffer.toString('utf8', 0, held);
+    splitter.end();
+    yield* lines;
   } finally {
     await handle.close();
   }

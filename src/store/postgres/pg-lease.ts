@@ -26,6 +26,8 @@ import { z } from 'zod';
 const AppendResultRow = z.object({ leased: z.number().int(), inserted: z.number().int() });
 /** How many acknowledged rows a writer keeps to re-append after a database lost them. */
 const ACKED_WINDOW = 10_000;
+/** Rows per statement of a create (one transaction whatever its size). */
+const CREATE_BATCH = 1000;
 const VerifyRow = z.object({ leased: z.number().int(), locked: z.number().int() });
 
 export class PostgresLease implements WriterLease {
@@ -65,6 +67,53 @@ export class PostgresLease implements WriterLease {
     const run = this.tail.then(() => this.appendNow(records, options));
     this.tail = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * A new session's records in ONE transaction (a fork): the session row appears with
+   * its last record, never before. The records go in statements of CREATE_BATCH rows,
+   * each under the epoch check of an append.
+   */
+  createWith(records: readonly ChatRecord[]): Promise<void> {
+    const run = this.tail.then(() => this.createNow(records));
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async createNow(records: readonly ChatRecord[]): Promise<void> {
+    if (this.released) throw new Error(`internal: create of ${this.ref.location} after its lease was released`);
+    if (this.lost) throw this.lost;
+    if (records.length === 0) throw new MendError('internal', `a session is created with at least one record (${this.ref.sessionId})`);
+    if (this.nextSeq !== 1) throw new MendError('session_exists', `session ${this.ref.sessionId} already exists`, { sessionId: this.ref.sessionId });
+    const rows = this.rowsFor(records);
+    for (let attempt = 0; ; attempt++) {
+      const client = this.client ?? (await this.reconnect());
+      try {
+        await this.commitMode(client, true);
+        await client.query('BEGIN');
+        for (let i = 0; i < rows.length; i += CREATE_BATCH) {
+          const batch = rows.slice(i, i + CREATE_BATCH);
+          const result = AppendResultRow.parse((await client.query(APPEND, this.appendParams(batch))).rows[0]);
+          if (result.leased === 0) {
+            await client.query('ROLLBACK');
+            throw await this.loseLease(client, 'its epoch is no longer current (another writer took the session over)');
+          }
+          // Rows already there: this very transaction committed before its answer was lost.
+          if (result.inserted < batch.length) await this.confirmRetried(client, batch);
+        }
+        await client.query('COMMIT');
+        this.nextSeq += rows.length;
+        this.remember(rows);
+        return;
+      } catch (error) {
+        await rollback(client);
+        if (error instanceof MendError) throw error;
+        if (!isConnectionError(error) || attempt >= this.db.tuning.reconnectAttempts) {
+          throw unavailable(this.db.target, error, `creating session ${this.ref.sessionId} with ${rows.length} records`);
+        }
+        await this.dropClient();
+      }
+    }
   }
 
   /**
@@ -328,6 +377,15 @@ export class PostgresLease implements WriterLease {
     } finally {
       await client.end().catch(() => undefined);
     }
+  }
+}
+
+/** Ends an open transaction after a failure; a connection that is gone has ended it already. */
+async function rollback(client: pg.Client): Promise<void> {
+  try {
+    await client.query('ROLLBACK');
+  } catch {
+    // Nothing left to roll back.
   }
 }
 

@@ -5,6 +5,7 @@
  * does not sink the others.
  */
 import { z } from 'zod';
+import { McpServerEntrySchema, type McpServerEntry } from '../../wire/mcp-server-config.js';
 
 export type McpTransportSpec =
   | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string | undefined }
@@ -26,28 +27,7 @@ export interface McpServerSpec {
 /** A tool call that runs longer than this ends with an error result (per server: `timeout`). */
 export const DEFAULT_MCP_TOOL_TIMEOUT_MS = 10 * 60_000;
 
-const StringMap = z.record(z.string(), z.string());
-
-/**
- * One entry, every shape at once:
- * - Claude: `{command, args, env}` | `{type: "http", url, headers}` | `{type: "sse", url, headers}` | `{type: "sdk", name}`;
- * - Qwen: `{command, args, env, cwd}` | `{httpUrl, headers}` (Streamable HTTP) | `{url}` (SSE), plus `timeout`,
- *   `includeTools`, `excludeTools` (`trust`, `description` and the rest are accepted and ignored).
- */
-export const McpServerEntrySchema = z.looseObject({
-  type: z.string().optional(),
-  command: z.string().min(1).optional(),
-  args: z.array(z.string()).optional(),
-  env: StringMap.optional(),
-  cwd: z.string().optional(),
-  url: z.string().optional(),
-  httpUrl: z.string().optional(),
-  headers: StringMap.optional(),
-  timeout: z.number().int().positive().optional(),
-  includeTools: z.array(z.string()).optional(),
-  excludeTools: z.array(z.string()).optional(),
-});
-export type McpServerEntry = z.infer<typeof McpServerEntrySchema>;
+export { McpServerEntrySchema, type McpServerEntry };
 
 /** `{"mcpServers": {...}}` (a config file) — the object of entries is read entry by entry. */
 export const McpConfigFileSchema = z.looseObject({ mcpServers: z.record(z.string(), z.unknown()) });

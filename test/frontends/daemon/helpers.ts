@@ -7,6 +7,7 @@ import { request } from 'node:http';
 import { execa, type ResultPromise } from 'execa';
 import { ReadyLineSchema, type ReadyLine } from '../../../src/wire/daemon-api.js';
 import { BIN, baseEnv, waitFor, type Sandbox } from '../../support/cli.js';
+import { outsideTheProcess } from '../../support/outside-the-process.js';
 
 export { killMarkedGroups, markerLines, slowCommand } from '../../support/cli.js';
 
@@ -30,6 +31,7 @@ const running = new Set<ResultPromise<{ reject: false }>>();
 
 /** Starts `mend serve --port 0` in the sandbox and resolves with its ready line. */
 export async function startDaemon(sb: Sandbox, opts: DaemonOptions = {}): Promise<Daemon> {
+  outsideTheProcess('the built CLI');
   const sub = execa('node', [BIN, 'serve', '--port', '0', ...(opts.args ?? [])], {
     cwd: opts.cwd ?? sb.cwd,
     env: baseEnv(sb, opts.env),

@@ -7,7 +7,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupSandboxes, readLog, sessionFiles, waitFor } from '../../support/cli.js';
-import { themeFor } from '../../../src/frontends/tui/theme.js';
 import { renderTui, tick, type TuiHarness } from './tui-harness.js';
 
 const KEY = { enter: '\r', shiftTab: '\x1b[Z', ctrlC: '\x03', ctrlD: '\x04', ctrlO: '\x0f', up: '\x1b[A' };
@@ -247,22 +246,6 @@ describe('terminal UI', () => {
       await tui.see('model: other-model');
       await tui.type('/frobnicate');
       await tui.see('error [usage]: unknown command /frobnicate');
-    } finally {
-      await tui.close();
-    }
-  });
-
-  it('NO_COLOR leaves every colour of the theme unset', () => {
-    expect(Object.values(themeFor(true)).every((c) => c === undefined)).toBe(true);
-    expect(Object.values(themeFor(false)).every((c) => typeof c === 'string')).toBe(true);
-  });
-
-  it('honours NO_COLOR: no colour codes at all', async () => {
-    const tui = await renderTui({ noColor: true, approvalMode: 'yolo', script: [{ text: 'plain' }] });
-    try {
-      await tui.type('go');
-      const frame = await tui.see('✦ plain');
-      expect(frame).not.toMatch(/\x1b\[(3[0-9]|9[0-7]|38;)/);
     } finally {
       await tui.close();
     }

@@ -77,6 +77,8 @@ export interface TuiHarness {
   controller: TuiController;
   stdin: { write: (data: string) => void };
   frame: () => string;
+  /** Every frame drawn so far, in order. */
+  frames: () => readonly string[];
   see: (text: string | RegExp, timeoutMs?: number) => Promise<string>;
   type: (text: string, enter?: boolean) => Promise<void>;
   key: (sequence: string) => Promise<void>;
@@ -98,6 +100,7 @@ export async function renderTui(o: HarnessOptions = {}): Promise<TuiHarness> {
     controller,
     stdin: ui.stdin,
     frame,
+    frames: () => ui.frames,
     /** Waits until the latest frame contains the text (or matches). */
     async see(text: string | RegExp, timeoutMs = 5000): Promise<string> {
       await waitFor(

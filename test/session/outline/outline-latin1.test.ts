@@ -1,5 +1,5 @@
 /**
- * The outline pass reads each line as latin1 first (issue 11: one byte a character, no
+ * The outline pass reads each line as latin1 first (one byte a character, no
  * UTF-8 decoding) and keeps that reading only when everything the outline keeps of the
  * record is ASCII (keepsOnlyAscii); any other line is read again as UTF-8. So the outline
  * must be exactly the one that reading every line as UTF-8 gives, whatever non-ASCII

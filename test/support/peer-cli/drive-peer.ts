@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startModelMock, type ModelMock } from './model-mock.js';
 import type { PeerAgent, PeerLayout } from './peer-agents.js';
+import { outsideTheProcess } from '../outside-the-process.js';
 
 export interface PeerSandbox {
   layout: PeerLayout;
@@ -20,6 +21,7 @@ export interface PeerSandbox {
 }
 
 export async function peerSandbox(agent: PeerAgent, root = mkdtempSync(join(tmpdir(), `mend-peer-${agent.name}-`))): Promise<PeerSandbox> {
+  outsideTheProcess(`the real ${agent.name} CLI`);
   const layout: PeerLayout = { home: join(root, 'home'), cwd: join(root, 'project'), marker: join(root, 'marker.log') };
   mkdirSync(layout.home, { recursive: true });
   mkdirSync(layout.cwd, { recursive: true });

@@ -11,6 +11,7 @@ import type { Readable, Writable } from 'node:stream';
 import { BIN, baseEnv, type Sandbox } from '../cli.js';
 import { diskTrace, type DiskTrace, type InitialEntry } from './disk-ops.js';
 import { parseStrace } from './strace-log.js';
+import { outsideTheProcess } from '../outside-the-process.js';
 
 /** The built CLI to trace; MEND_POWER_LOSS_BIN points the harness at another build (e.g. an older one). */
 export const TRACED_BIN = process.env['MEND_POWER_LOSS_BIN'] ?? BIN;
@@ -78,6 +79,7 @@ export async function tracedRun(
     timeoutMs?: number;
   } = {},
 ): Promise<TracedRun> {
+  outsideTheProcess('the built CLI');
   const before = snapshot(sb.root);
   const dir = mkdtempSync(join(tmpdir(), 'mend-strace-'));
   const traceFile = join(dir, 'trace.txt');

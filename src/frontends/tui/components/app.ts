@@ -54,7 +54,7 @@ export function App({ controller, noColor, columns }: AppProps): ReactElement {
     { flexDirection: 'column', width },
     h(Static<UiItem>, { key: `static-${state.epoch}`, items: state.view.done, children: item }),
     ...state.view.live.map((i) => h(ItemView, { key: i.id, item: i, theme, width, showThoughts: state.showThoughts, maxRows: liveRows })),
-    state.busy && !state.approval ? h(Text, { dimColor: true }, 'working… (ctrl-c to stop)') : null,
+    state.busy && !state.approval ? h(Text, { dimColor: theme.styled }, 'working… (ctrl-c to stop)') : null,
     waiting,
     h(Footer, { state, theme, width }),
   );

@@ -11,7 +11,7 @@ export function ApprovalBox({ call, theme, width }: { call: ToolCallInfo; theme:
   return h(
     Box,
     { width, flexDirection: 'column', borderStyle: 'round', borderColor: theme.warning, paddingX: 1 },
-    h(Text, { color: theme.warning, bold: true, wrap: 'wrap' }, `Allow ${call.name}?`),
+    h(Text, { color: theme.warning, bold: theme.styled, wrap: 'wrap' }, `Allow ${call.name}?`),
     h(Text, { wrap: 'wrap' }, args.length > 400 ? `${args.slice(0, 399)}…` : args),
     h(Text, { wrap: 'wrap' }, '[y] allow once   [a] allow always for this session   [n] deny'),
   );
@@ -21,7 +21,7 @@ export function DegradedConfirm({ theme, width }: { theme: Theme; width: number 
   return h(
     Box,
     { width, flexDirection: 'column', borderStyle: 'round', borderColor: theme.warning, paddingX: 1 },
-    h(Text, { color: theme.warning, bold: true, wrap: 'wrap' }, 'The history is degraded.'),
+    h(Text, { color: theme.warning, bold: theme.styled, wrap: 'wrap' }, 'The history is degraded.'),
     h(Text, { wrap: 'wrap' }, 'Only the records after the damage reach the model. Send the prompt anyway (as --accept-degraded)?'),
     h(Text, null, '[y] send   [n] keep it unsent'),
   );
@@ -36,7 +36,7 @@ export function SessionPicker({ rows, selected, theme, width }: { rows: PickerRo
   return h(
     Box,
     { width, flexDirection: 'column', borderStyle: 'round', borderColor: theme.info, paddingX: 1 },
-    h(Text, { bold: true }, 'Resume a session of this project (↑/↓, Enter, Esc)'),
+    h(Text, { bold: theme.styled }, 'Resume a session of this project (↑/↓, Enter, Esc)'),
     ...visible.map((row, i) => {
       const index = start + i;
       const marks = [row.current ? 'open' : '', row.running ? 'running elsewhere' : ''].filter(Boolean).join(', ');
@@ -45,8 +45,8 @@ export function SessionPicker({ rows, selected, theme, width }: { rows: PickerRo
       return h(
         Box,
         { key: row.sessionId || String(index), flexDirection: 'column' },
-        h(Text, { color: index === selected ? theme.accent : undefined, bold: index === selected, wrap: 'wrap' }, line),
-        prompt ? h(Text, { dimColor: true, wrap: 'truncate-end' }, `    ${prompt}`) : null,
+        h(Text, { color: index === selected ? theme.accent : undefined, bold: theme.styled && index === selected, wrap: 'wrap' }, line),
+        prompt ? h(Text, { dimColor: theme.styled, wrap: 'truncate-end' }, `    ${prompt}`) : null,
       );
     }),
   );

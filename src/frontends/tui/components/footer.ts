@@ -16,6 +16,6 @@ export function Footer({ state, theme, width }: { state: TuiState; theme: Theme;
   return h(
     Box,
     { width, flexWrap: 'wrap', columnGap: 2 },
-    ...fields.map((f, i) => h(Text, { key: String(i), color: f === 'READ-ONLY' ? theme.warning : theme.muted, dimColor: theme.muted === undefined }, f)),
+    ...fields.map((f, i) => h(Text, { key: String(i), color: f === 'READ-ONLY' ? theme.warning : theme.muted }, f)),
   );
 }

@@ -25,7 +25,7 @@ export function ItemView({ item: shown, theme, width, showThoughts, maxRows }: I
       return h(
         Box,
         { width, marginTop: 1 },
-        h(Text, { color: theme.user, bold: true }, '> '),
+        h(Text, { color: theme.user, bold: theme.styled }, '> '),
         h(Box, { flexShrink: 1 }, h(Text, { color: theme.user }, item.text)),
       );
     case 'assistant':
@@ -35,7 +35,7 @@ export function ItemView({ item: shown, theme, width, showThoughts, maxRows }: I
       const shown = showThoughts
         ? item.text.trim()
         : `${lines[0]?.slice(0, Math.max(10, width - 30)) ?? ''}${lines.length > 1 || (lines[0]?.length ?? 0) > width - 30 ? ' …' : ''}`;
-      return h(Box, { width }, h(Text, { dimColor: true, italic: true }, `✻ ${shown}${showThoughts ? '' : '  (ctrl-o: thoughts)'}`));
+      return h(Box, { width }, h(Text, { dimColor: theme.styled, italic: theme.styled }, `✻ ${shown}${showThoughts ? '' : '  (ctrl-o: thoughts)'}`));
     }
     case 'tool':
       return ToolView({ item, theme, width });
@@ -43,7 +43,7 @@ export function ItemView({ item: shown, theme, width, showThoughts, maxRows }: I
       return h(
         Box,
         { width, flexDirection: 'column', borderStyle: 'round', borderColor: theme.info, paddingX: 1, marginY: 1 },
-        ...rows(`INFO  ${item.title}`, width).map((row, i) => h(Text, { key: `t${i}`, color: theme.info, bold: true }, row)),
+        ...rows(`INFO  ${item.title}`, width).map((row, i) => h(Text, { key: `t${i}`, color: theme.info, bold: theme.styled }, row)),
         ...item.lines.flatMap((line, i) => rows(line, width).map((row, j) => h(Text, { key: `l${i}.${j}` }, row))),
         ...item.actions.flatMap((action, i) =>
           rows(`→ ${action}`, width).map((row, j) => h(Text, { key: `a${i}.${j}`, color: theme.accent }, j === 0 ? row : `  ${row}`)),
@@ -54,14 +54,14 @@ export function ItemView({ item: shown, theme, width, showThoughts, maxRows }: I
         Box,
         { width, flexDirection: 'column', borderStyle: 'round', borderColor: item.tone === 'warning' ? theme.warning : theme.muted, paddingX: 1 },
         ...rows(`${item.label}  ${item.title}`, width).map((row, i) =>
-          h(Text, { key: `t${i}`, color: item.tone === 'warning' ? theme.warning : undefined, bold: true }, row),
+          h(Text, { key: `t${i}`, color: item.tone === 'warning' ? theme.warning : undefined, bold: theme.styled }, row),
         ),
         ...item.lines.flatMap((line, i) => rows(line, width).map((row, j) => h(Text, { key: `l${i}.${j}` }, row))),
       );
     case 'error':
       return h(Box, { width }, h(Text, { color: theme.error, wrap: 'wrap' }, `✖ error [${item.code}]: ${item.message}`));
     case 'status':
-      return h(Box, { width }, h(Text, { dimColor: true, wrap: 'wrap' }, `· ${item.text}`));
+      return h(Box, { width }, h(Text, { dimColor: theme.styled, wrap: 'wrap' }, `· ${item.text}`));
   }
 }
 
@@ -90,12 +90,12 @@ function ToolView({ item, theme, width }: { item: Extract<UiItem, { type: 'tool'
     h(
       Text,
       { wrap: 'wrap' },
-      h(Text, { color, bold: true }, `${mark} ${item.name}`),
-      h(Text, { dimColor: true }, args ? ` ${args}` : ''),
+      h(Text, { color, bold: theme.styled }, `${mark} ${item.name}`),
+      h(Text, { dimColor: theme.styled }, args ? ` ${args}` : ''),
       h(Text, { color }, `  [${STATUS_TEXT[item.status]}]`),
     ),
-    ...lines.map((line, i) => h(Text, { key: `o${i}`, dimColor: true, wrap: 'truncate-end' }, `  │ ${line}`)),
-    hidden > 0 ? h(Text, { key: 'more', dimColor: true }, `  │ … ${hidden} more line${hidden === 1 ? '' : 's'}`) : null,
+    ...lines.map((line, i) => h(Text, { key: `o${i}`, dimColor: theme.styled, wrap: 'truncate-end' }, `  │ ${line}`)),
+    hidden > 0 ? h(Text, { key: 'more', dimColor: theme.styled }, `  │ … ${hidden} more line${hidden === 1 ? '' : 's'}`) : null,
   );
 }
 

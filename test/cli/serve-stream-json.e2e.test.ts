@@ -125,7 +125,7 @@ describe('stream-json input', () => {
     expect(result).toMatchObject({ is_error: true, error: { code: 'aborted' } });
   });
 
-  it("accepts the command line Qwen Code's SDK spawns (compat.md section 5) and speaks the same protocol", async () => {
+  it("accepts the command line Qwen Code's SDK spawns and speaks the same protocol", async () => {
     const sb = makeSandbox('serve');
     const script = writeScript(sb, [{ text: 'hello from mend' }]);
     const id = '0b9f3c2e-1111-4a2b-9c3d-123456789abc';

@@ -2,7 +2,7 @@
  * Behaviour record: the stream-json output of every corpus case (inspect, continue,
  * control protocol), normalized, equals fixtures/golden/stream-json.json. Recorded on
  * main before the runtime refactor; a change to it is a deliberate, reviewed diff
- * (MEND_UPDATE_GOLDEN=1 npx vitest run test/frontends/golden-output.test.ts).
+ * (MEND_UPDATE_GOLDEN=1 npx vitest run test/frontends/golden-output.e2e.test.ts).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';

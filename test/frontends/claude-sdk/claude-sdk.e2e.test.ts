@@ -1,5 +1,5 @@
 /**
- * Acceptance for issue 12: hosts written for `@anthropic-ai/claude-agent-sdk` (0.3.333, the
+ * Acceptance: hosts written for `@anthropic-ai/claude-agent-sdk` (0.3.333, the
  * real `query()`) drive the built mend unchanged, with the scripted provider.
  */
 import { existsSync, readFileSync } from 'node:fs';

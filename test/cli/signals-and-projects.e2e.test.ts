@@ -1,5 +1,5 @@
 /**
- * Signals, pipes and projects (issue 10) and honest logs (issue 17), through the built CLI.
+ * Signals, pipes and projects and honest logs, through the built CLI.
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';

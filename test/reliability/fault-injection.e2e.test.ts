@@ -1,6 +1,6 @@
 /**
  * MEND_FAULT crash injection against the built CLI, on the crash test's scenario
- * (scripts/crash-test-model.ts): a prompt whose first response makes three parallel
+ * (test/support/crash-test-model.ts): a prompt whose first response makes three parallel
  * calls, the second two more, the third answers. A fault-free run appends 9 records:
  * user, assistant[r0], 3 results, assistant[r1], 2 results, assistant[r2].
  */

@@ -1,5 +1,5 @@
 /**
- * Claude Agent SDK options against the built mend (issue 12's flag table): what mend
+ * Claude Agent SDK options against the built mend (flag table): what mend
  * implements (system prompt, tools, disallowed tools and shell rules, images, resume over
  * continue, debug file), what it accepts and ignores, what it refuses readably. The model is
  * the loopback OpenAI server where the request itself is the evidence, else the script.

@@ -1,5 +1,5 @@
 /**
- * Two machines, one database (issue 15's acceptance), with the built CLI: two mend
+ * Two machines, one database (acceptance), with the built CLI: two mend
  * processes with their own MEND_HOME and host name share a PostgreSQL store. A runs a
  * tool and is killed with SIGKILL mid-tool; while it lives B is refused; afterwards B
  * sees `interrupted_turn` caused by a crash, continues, and the tool does not run again.

@@ -62,6 +62,23 @@ describe('sessions export of a damaged log', () => {
     expect(run.stderr).toContain('skipped 1 damaged line');
   });
 
+  it('an import with bad lines names each on stderr, exits 1 and writes nothing', async () => {
+    const sb = makeSandbox('first-use-import-bad');
+    const path = new LogBuilder(SID, { cwd: sb.cwd })
+      .user('one')
+      .assistant([{ text: 'two' }])
+      .write(join(sb.scratch, 'in.ndjson'));
+    appendFileSync(path, 'garbage\n{"uuid":"x"}\n');
+    const run = await mend(sb, ['sessions', 'import', path]);
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toContain('line 3 not imported: not JSON');
+    expect(run.stderr).toContain('line 4 not imported: not a session record');
+    expect(run.stderr).toContain('[malformed_line]');
+    expect(run.stderr).toContain('2 bad lines');
+    expect(run.stdout).toBe('');
+    expect((await mend(sb, ['sessions', 'list'])).stdout).not.toContain(SID);
+  });
+
   it('is silent on an intact log', async () => {
     const sb = makeSandbox('first-use-export-ok');
     new LogBuilder(SID, { cwd: sb.cwd }).user('one').write(logPathOf(sb, SID));

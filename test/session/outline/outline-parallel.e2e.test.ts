@@ -1,5 +1,5 @@
 /**
- * The outline pass on two threads (issue 11: a large log's lines parsed by the main
+ * The outline pass on two threads (a large log's lines parsed by the main
  * thread from the front and a worker from the back) gives exactly the outline of one
  * pass: the same records, columns, parts, diagnostics and counts, and so the same plan,
  * on every corpus session and on damaged, shuffled, duplicated and truncated logs, with

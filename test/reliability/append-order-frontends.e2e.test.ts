@@ -6,7 +6,7 @@
  * model now and then). Afterwards the session is one linear chain holding every mode
  * change and all 60 recorded results, and its plan is clean: nothing synthesized,
  * nothing dropped. (The terminal UI drives the same runtime calls; its in-process path
- * is test/runtime/append-order.test.ts.)
+ * is test/runtime/append-order.e2e.test.ts.)
  */
 import * as acp from '@agentclientprotocol/sdk';
 import { randomUUID } from 'node:crypto';

@@ -1,6 +1,6 @@
 /**
  * Qwen Code's own SDK (`@qwen-code/sdk` 0.1.14, the real client) driving mend with each of
- * the options that used to make mend exit 2 (issue 18, item 13): every one is accepted and
+ * the options that used to make mend exit 2 (item 13): every one is accepted and
  * mapped where it means something here, or refused with a readable error result.
  */
 import { join, resolve } from 'node:path';

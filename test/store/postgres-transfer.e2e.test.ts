@@ -27,7 +27,7 @@ afterAll(() => {
 });
 const who = { host: 'transfer-host', pid: process.pid };
 
-/** What PostgreSQL cannot hold (see postgres-store.test.ts, which checks it is refused). */
+/** What PostgreSQL cannot hold (see postgres-store.e2e.test.ts, which checks it is refused). */
 const NOT_IN_POSTGRES = new Set([
   'torn-tail',
   'torn-tail-terminated-then-resumed',

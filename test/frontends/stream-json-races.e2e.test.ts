@@ -1,5 +1,5 @@
 /**
- * The control protocol and the SDK under races and hostile input (issue 18), with
+ * The control protocol and the SDK under races and hostile input, with
  * the built CLI: lines that arrive together, answers that never come, requests that
  * are malformed, and processes that end while work is queued.
  */

@@ -17,7 +17,8 @@ describe('npm run demo', () => {
     });
     expect(r.stdout).toMatch(/"subtype":"recovery".*"kind":"interrupted_turn"/);
     expect(r.stderr).toContain('== ');
+    // Into a pipe: no escape of any kind on either stream (the narration is bold only on a terminal).
+    expect(r.stdout).not.toContain('\x1b');
     expect(r.stderr).not.toContain('\x1b');
-    expect(r.stdout + r.stderr).not.toContain('\x1b[1m');
   });
 });

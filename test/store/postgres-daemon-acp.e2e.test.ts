@@ -1,5 +1,5 @@
 /**
- * The daemon and the ACP agent on the PostgreSQL store (issue 15): two daemons on one
+ * The daemon and the ACP agent on the PostgreSQL store: two daemons on one
  * database stand for two machines; one is killed with SIGKILL mid-tool, the other loads the
  * session as a crash and continues it without re-running the tool. The ACP agent loads the
  * same session from the database with the core's plan.
