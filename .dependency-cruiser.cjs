@@ -39,6 +39,14 @@ module.exports = {
       to: { path: '^src/session/outline/', pathNot: '^src/session/outline/history-reader\\.ts$' },
     },
     {
+      name: 'plan-checkpoints-behind-their-interface',
+      severity: 'error',
+      comment:
+        'Plan checkpoints (src/runtime/checkpoint) are reached only through plan-checkpoints.ts: nothing outside the folder depends on what a checkpoint holds.',
+      from: { path: '^src/', pathNot: '^src/runtime/checkpoint/' },
+      to: { path: '^src/runtime/checkpoint/', pathNot: '^src/runtime/checkpoint/plan-checkpoints\\.ts$' },
+    },
+    {
       name: 'sdk-reaches-only-sdk-and-wire',
       severity: 'error',
       comment: 'The SDK ships to hosts: it may depend on src/sdk and the wire schemas of src/wire, never on the CLI internals (transitively).',

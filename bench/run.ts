@@ -18,7 +18,7 @@
  * See docs/performance.md for the method, the targets and the latest figures.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -27,6 +27,7 @@ import { ensureSession, type GeneratedSession, type SessionSpec } from './genera
 import { ensureQwenSession, type QwenSession } from './qwen-session.js';
 import { findQwenCode, qwenCodeTiming } from './qwen-code.js';
 import { planManyCalls, readManyFragments, type ScalingFigure } from './worst-cases.js';
+import { clearCheckpoints, measureAppend, measureWarm, type AppendFigures, type SpawnRecovery, type WarmFigures } from './warm-resume.js';
 import { sessionLogPath } from '../src/session/session-paths.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -37,6 +38,7 @@ const traceRegister = join(here, 'trace-register.js');
 const mendBin = join(root, 'bin', 'mend.js');
 const floorProcessJs = join(here, 'floor-process.js');
 const indexProcessJs = join(here, 'index-process.js');
+const turnProcessJs = join(here, 'turn-process.js');
 const MB = 2 ** 20;
 
 // ---- options ------------------------------------------------------------------------------
@@ -75,6 +77,10 @@ const TARGET = {
    * quadratic. The margin above 10 absorbs GC and cache effects on a shared machine.
    */
   worstCaseScaling: 20,
+  /** Plan checkpoints: a warm resume of a 100k- and a 1M-record session against one of a 10-record session. */
+  warmResume: 1.2,
+  /** Plan checkpoints: a turn whose end refreshes the checkpoint, against one with checkpoints off. */
+  turnWithCheckpoint: 1.05,
   /**
    * Issue 11, on the Qwen-format sessions: spawn -> system/recovery against the floor
    * process (64 KiB blocks, JSON.parse every line, keep nothing) at 100k records, or 10x
@@ -283,6 +289,8 @@ async function measureFile(session: GeneratedSession, withCli: boolean, env: { h
     for (const step of pair) await step();
     if (withRead) stats.read.push(await runChild('read', session.path));
     if (withCli) {
+      // Cold: no plan checkpoint from an earlier repetition.
+      clearCheckpoints(env.home);
       stats.cli.push(
         await timeSpawn([mendBin, '--resume', session.path, '-o', 'stream-json'], {
           cwd: env.project,
@@ -525,10 +533,11 @@ async function measureQwen(session: QwenSession, reps: number, env: { home: stri
   for (let rep = 0; rep < reps; rep++) {
     const steps: Array<() => Promise<void>> = [
       async () => void figures.floor.push(await timeSpawn([floorProcessJs, session.path], { match: (l) => 'lines' in l })),
-      async () =>
-        void figures.mend.push(
-          await timeSpawn([mendBin, '--resume', session.path, '-o', 'stream-json'], { cwd: env.project, env: mendEnv, match: isRecovery }),
-        ),
+      async () => {
+        // Cold: no plan checkpoint from an earlier repetition (the resume writes one, as a first read does).
+        clearCheckpoints(env.home);
+        figures.mend.push(await timeSpawn([mendBin, '--resume', session.path, '-o', 'stream-json'], { cwd: env.project, env: mendEnv, match: isRecovery }));
+      },
       async () => void figures.index.push(await timeSpawn([indexProcessJs, session.path], { match: (l) => 'entries' in l })),
     ];
     if (qwen) {
@@ -550,6 +559,7 @@ async function measureQwen(session: QwenSession, reps: number, env: { home: stri
     if (!smallHeap) {
       // The other choice of outline-env.ts's rule, for the machine at hand (info: the CLI
       // uses the worker by default only with four CPUs or more).
+      steps.push(async () => clearCheckpoints(env.home));
       steps.push(
         async () =>
           void figures.mendTwoThreads.push(
@@ -572,6 +582,7 @@ async function measureQwen(session: QwenSession, reps: number, env: { home: stri
   }
   process.stderr.write('\n');
   if (smallHeap) {
+    clearCheckpoints(env.home);
     try {
       const t = await timeSpawn([`--max-old-space-size=${SMALL_HEAP_MB}`, mendBin, '--resume', session.path, '-o', 'stream-json'], {
         cwd: env.project,
@@ -718,6 +729,21 @@ async function qwenFormat(env: { home: string; project: string }): Promise<void>
   );
   log('qwen-format 100k');
   const smallFigures = await measureQwen(small, Math.max(REPS, 5), env, false);
+  const tiny = ensureQwenSession(join(benchDir, 'qwen-10'), 'qwen-10', 10, 7);
+  const warmReps = Math.max(REPS, 9);
+  log('warm resume: 10 and 100k records (plan checkpoints on and off)');
+  const warm = await measureWarm([tiny, small], warmReps, env.home, spawnRecovery(env));
+  log('resume after an appended turn, and cold (100k records)');
+  const appendDir = mkdtempSync(join(tmpdir(), 'mend-bench-append-'));
+  let append: AppendFigures;
+  try {
+    append = await measureAppend(small, warmReps, env.home, appendDir, spawnRecovery(env));
+  } finally {
+    rmSync(appendDir, { recursive: true, force: true });
+  }
+  log('turns on the 100k-record session, plan checkpoints refreshed after each turn and off');
+  const turns = await measureTurns(small, env.home);
+  let warmLarge: WarmFigures | null = null;
   let largeFigures: QwenFigures | null = null;
   if (LARGE) {
     // 865 MB: generated into the temp directory, measured, deleted.
@@ -728,12 +754,101 @@ async function qwenFormat(env: { home: string; project: string }): Promise<void>
       log(`generated ${large.path}: ${fmt(large.bytes / MB, 1)} MB (${ms(performance.now() - t1)})`);
       log('qwen-format 1M');
       largeFigures = await measureQwen(large, 3, env, true);
+      log('warm resume: 10 and 1M records (plan checkpoints on and off)');
+      warmLarge = await measureWarm([tiny, large], 5, env.home, spawnRecovery(env));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }
   reportQwen(smallFigures, largeFigures);
+  reportWarm(warm, small.records);
+  if (warmLarge) reportWarm(warmLarge, 1_000_000);
+  reportAppend(append);
+  addRow({
+    section: 'warm resume',
+    name: `100k rec: a turn with the checkpoint refreshed after it (${turns.on.length} processes x ${TURNS_PER_PROCESS} turns)`,
+    value: `${ms(median(turns.on))} a turn (median per process)`,
+    baseline: `checkpoints off ${ms(median(turns.off))}`,
+    wall: pairedRatio(turns.on, turns.off),
+    cpu: null,
+    target: TARGET.turnWithCheckpoint,
+  });
   raw['qwenFormat'] = { small: smallFigures, large: largeFigures, qwenCode: qwen };
+  raw['warmResume'] = { warm, warmLarge, append, turns };
+}
+
+const TURNS_PER_PROCESS = 20;
+
+/**
+ * Turns on a copy of the session (bench/turn-process.ts), one process with plan checkpoints
+ * on, one with them off, in alternating order; each process's median turn (its first two
+ * turns left out: the history is loaded then).
+ */
+async function measureTurns(session: QwenSession, home: string): Promise<{ on: number[]; off: number[] }> {
+  const dir = mkdtempSync(join(tmpdir(), 'mend-bench-turns-'));
+  const path = join(dir, `${session.sessionId}.jsonl`);
+  const out = { on: [] as number[], off: [] as number[] };
+  try {
+    copyFileSync(session.path, path);
+    clearCheckpoints(home);
+    for (let rep = 0; rep < Math.max(REPS, 5); rep++) {
+      const modes: Array<'on' | 'off'> = rep % 2 === 0 ? ['on', 'off'] : ['off', 'on'];
+      for (const mode of modes) {
+        const t = await timeSpawn([turnProcessJs, path, mode, String(TURNS_PER_PROCESS + 2), home], { match: (l) => 'ms' in l });
+        const turnMs = (t.line?.['ms'] as number[]).slice(2);
+        out[mode].push(median(turnMs));
+      }
+      process.stderr.write('.');
+    }
+    process.stderr.write('\n');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return out;
+}
+
+function spawnRecovery(env: { project: string }): SpawnRecovery {
+  return (path, processEnv) =>
+    timeSpawn([mendBin, '--resume', path, '-o', 'stream-json'], {
+      cwd: env.project,
+      env: processEnv,
+      match: (l) => l['type'] === 'system' && l['subtype'] === 'recovery',
+    });
+}
+
+/** Warm resume of the large session against the 10-record one, checkpoints on (target) and off (before). */
+function reportWarm(f: WarmFigures, records: number): void {
+  const [tinyOn, bigOn] = f.on as [number[], number[]];
+  const [tinyOff, bigOff] = f.off as [number[], number[]];
+  const label = `${records.toLocaleString('en')} rec`;
+  addRow({
+    section: 'warm resume',
+    name: `${label}: spawn -> system/recovery, warm (${bigOn.length} runs)`,
+    value: `${ms(median(bigOn))} (checkpoints off: ${ms(median(bigOff))}, x${fmt(pairedRatio(bigOff, tinyOff))} of 10 rec)`,
+    baseline: `10 rec warm ${ms(median(tinyOn))} (off: ${ms(median(tinyOff))})`,
+    wall: pairedRatio(bigOn, tinyOn),
+    cpu: null,
+    target: TARGET.warmResume,
+  });
+}
+
+function reportAppend(f: AppendFigures): void {
+  addRow({
+    section: 'warm resume',
+    name: `100k rec: resume after a turn was appended (${f.on.length} runs)`,
+    value: `${ms(median(f.on))}`,
+    baseline: `checkpoints off ${ms(median(f.off))}`,
+    wall: pairedRatio(f.on, f.off),
+    cpu: null,
+  });
+  addRow({
+    section: 'warm resume',
+    name: `100k rec: cold resume that writes the checkpoint (${f.coldOn.length} runs)`,
+    value: `${ms(median(f.coldOn))}`,
+    baseline: `checkpoints off ${ms(median(f.coldOff))}`,
+    wall: pairedRatio(f.coldOn, f.coldOff),
+    cpu: null,
+  });
 }
 
 /** Linear, not quadratic: 10x more calls (fragments) costs about 10x the time, measured in this run. */

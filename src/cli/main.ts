@@ -24,7 +24,7 @@ import { serializeLine } from '../wire/line-framer.js';
 import { errorFields, resultMessage } from '../wire/result-lines.js';
 import { parseArgs, type OutputFormat, type RunOptions } from './args.js';
 import { faultHookFromEnv } from './fault-hook.js';
-import { outlineFromEnv, outlineScanFromEnv } from './outline-env.js';
+import { checkpointsFromEnv, outlineFromEnv, outlineScanFromEnv } from './outline-env.js';
 import { configuredModel, lazyProvider, type ProviderEnv } from './provider-factory.js';
 import { MEND_VERSION } from './version.js';
 import { selectMcpServers, type McpServerSelection } from './mcp-servers.js';
@@ -129,7 +129,12 @@ export async function composeStore(io: MainIo, flag: string | undefined, private
     ...(faultHook ? { faultHook } : {}),
     ...(outline !== undefined ? { outline } : {}),
     ...(outlineScanFromEnv(io.env) ? {} : { outlineScan: false }),
+    ...checkpointOption(checkpointsFromEnv(io.env, (line) => io.stderr.write(`mend[debug]: ${line}\n`))),
   });
+}
+
+function checkpointOption(checkpoints: ReturnType<typeof checkpointsFromEnv>): { checkpoints?: NonNullable<ReturnType<typeof checkpointsFromEnv>> } {
+  return checkpoints === undefined ? {} : { checkpoints };
 }
 
 export async function compose(io: MainIo, options: ComposeOptions, signal?: AbortSignal): Promise<Composition> {

@@ -34,3 +34,16 @@ export function outlineFromEnv(env: Readonly<Record<string, string | undefined>>
 export function outlineScanFromEnv(env: Readonly<Record<string, string | undefined>>): boolean {
   return env['MEND_OUTLINE_SCAN'] !== '0';
 }
+
+/**
+ * Plan checkpoints (src/runtime/checkpoint): on unless MEND_CHECKPOINTS=0; with
+ * MEND_CHECKPOINTS=debug, why a checkpoint was not used goes to `debug`.
+ */
+export function checkpointsFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  debug: (line: string) => void,
+): { note?: (message: string) => void } | undefined {
+  const value = env['MEND_CHECKPOINTS'];
+  if (value === '0') return undefined;
+  return value === 'debug' ? { note: debug } : {};
+}

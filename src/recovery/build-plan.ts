@@ -116,6 +116,7 @@ function planOver(input: BuildPlanInput, originalApiHistory: HistorySource, keep
   const repaired = repairHistory(originalApiHistory, { shareUnchanged: true, keepFrom });
   const repairs: RecoveryRepair[] = [
     ...liveGaps.map((g): RecoveryRepair => ({ type: 'history_gap', childUuid: g.childUuid, missingParentUuid: g.missingParentUuid })),
+    ...(input.before?.repairs ?? []),
     ...repaired.repairs,
   ];
 
@@ -156,7 +157,7 @@ function planOver(input: BuildPlanInput, originalApiHistory: HistorySource, keep
     planId,
     sessionId: input.sessionId,
     kind,
-    apiEntryCount: (repaired.skipped ?? 0) + repaired.history.length,
+    apiEntryCount: (input.before?.entries ?? 0) + (repaired.skipped ?? 0) + repaired.history.length,
     repairs,
     ...policy,
     diagnostics: [...diagnostics],

@@ -80,6 +80,18 @@ export interface RecoveryPlanHead {
   sidechainRecords: number;
 }
 
+/**
+ * The history before the first entry a plan is given, summarised: what a plan over the
+ * whole history would list and count for those entries (a plan checkpoint's, which reads
+ * only the entries from the last model entry on). Their repairs come first, before those
+ * of the entries given, and their repaired entries count in apiEntryCount.
+ */
+export interface HistoryBefore {
+  repairs: RecoveryRepair[];
+  /** Entries of the repaired history that the entries before give. */
+  entries: number;
+}
+
 export interface BuildPlanInput {
   sessionId: string;
   conversation: ConversationRecord;
@@ -97,4 +109,6 @@ export interface BuildPlanInput {
    * entries before the last model entry carry only what the plan rules read.
    */
   originalApiHistory?: Content[];
+  /** Set when the history given starts after earlier entries a checkpoint summarised. */
+  before?: HistoryBefore;
 }

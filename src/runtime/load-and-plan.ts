@@ -15,6 +15,8 @@ import type { SessionRef, SessionStore } from '../store/session-store.js';
 import { buildPlanForSession } from '../recovery/build-plan.js';
 import { buildConversation, type BuildOptions } from '../session/conversation-loader.js';
 import { planFromOutline, type OutlinePlan } from './outline-plan.js';
+import { planWithCheckpoint, refreshCheckpoint } from './checkpoint/plan-checkpoints.js';
+import type { SessionOutline } from '../session/outline/history-reader.js';
 import type { RuntimeDeps } from './runtime-types.js';
 
 export function contextFor(sessionId: string, deps: RuntimeDeps): RecordContext {
@@ -54,12 +56,31 @@ export async function loadAndPlan(
  * records it leaves out (test/session/outline/history-readers.test.ts).
  */
 export async function loadPlanHead(store: SessionStore, ref: SessionRef, allowAutoContinue: boolean, activeWriter: ActiveWriter | null): Promise<OutlinePlan> {
+  // A log with a checkpoint slot is planned through its checkpoint (src/runtime/checkpoint): the same plan.
+  const slot = store.checkpointSlot?.(ref) ?? null;
+  if (slot !== null) return planWithCheckpoint({ slot, build: buildOptionsFor(ref), options: { allowAutoContinue }, activeWriter, originOf: originOfOutline });
   const outline = await store.readOutline(ref);
   const planned = planFromOutline(outline, buildOptionsFor(ref), { allowAutoContinue }, activeWriter);
-  const origin =
-    outline.read.origin ?? importedOrigin(outline.source.count > 0 && outline.source.type(0) === 'system' ? outline.source.full([0])[0] : undefined);
+  const origin = originOfOutline(outline);
   if (origin) planned.loaded.conversation.origin = origin;
   return planned;
+}
+
+/** Largest log a refresh reads whole to make its first checkpoint (a new session's). */
+const REFRESH_FULL_PASS_BYTES = 2 * 1024 * 1024;
+
+/**
+ * Brings the plan checkpoint of the session's log up to date (after a turn appended to it);
+ * nothing when the store keeps none. Never throws.
+ */
+export async function refreshPlanCheckpoint(store: SessionStore, ref: SessionRef): Promise<void> {
+  const slot = store.checkpointSlot?.(ref) ?? null;
+  if (slot === null) return;
+  await refreshCheckpoint({ slot, build: buildOptionsFor(ref), options: {}, activeWriter: null, originOf: originOfOutline }, REFRESH_FULL_PASS_BYTES);
+}
+
+function originOfOutline(outline: SessionOutline): SessionOrigin | undefined {
+  return outline.read.origin ?? importedOrigin(outline.source.count > 0 && outline.source.type(0) === 'system' ? outline.source.full([0])[0] : undefined);
 }
 
 /** An empty or fully damaged log names no session; its ref may. */

@@ -18,8 +18,8 @@
  */
 import { buildPlanForSession, summarizeRecoveryPlan } from '../recovery/build-plan.js';
 import type { HistorySource } from '../recovery/history-source.js';
-import type { BuildPlanInput, RecoveryPlanHead } from '../recovery/plan-types.js';
-import { buildConversation, buildConversationFrom, type BuildOptions } from '../session/conversation-loader.js';
+import type { BuildPlanInput, HistoryBefore, RecoveryPlanHead } from '../recovery/plan-types.js';
+import { buildConversation, buildConversationFrom, type BuildOptions, type LoadedChain } from '../session/conversation-loader.js';
 import type { ConversationHead, LoadedHead } from '../session/conversation.js';
 import type { SessionOutline } from '../session/outline/history-reader.js';
 import { isModelEntry } from '../session/model-entry.js';
@@ -31,25 +31,59 @@ export interface OutlinePlan {
   plan: RecoveryPlanHead;
 }
 
+/**
+ * A checkpoint's summary of the records before a window of the log (src/runtime/checkpoint):
+ * turns the window's load into the whole session's, or says the window does not continue
+ * the prefix the summary describes (null: the caller reads the log whole).
+ */
+export type PrefixJoin = (window: LoadedChain, source: SessionOutline['source']) => JoinedLoad | null;
+
+export interface JoinedLoad {
+  /** The whole session's load (the window's chain and tail, the prefix's counts, gaps and diagnostics). */
+  loaded: LoadedChain['loaded'];
+  /** What the plan lists and counts for the history before the window's first entry. */
+  before: HistoryBefore;
+  /** The cwd of the prefix's chain, for a window whose chain names none. */
+  cwd: string | null;
+}
+
 export function planFromOutline(
   outline: SessionOutline,
   build: BuildOptions,
   options: BuildPlanInput['options'],
   activeWriter: BuildPlanInput['activeWriter'],
-): OutlinePlan {
-  if (outline.whole !== undefined) {
+): OutlinePlan;
+export function planFromOutline(
+  outline: SessionOutline,
+  build: BuildOptions,
+  options: BuildPlanInput['options'],
+  activeWriter: BuildPlanInput['activeWriter'],
+  prefix: PrefixJoin,
+): OutlinePlan | null;
+export function planFromOutline(
+  outline: SessionOutline,
+  build: BuildOptions,
+  options: BuildPlanInput['options'],
+  activeWriter: BuildPlanInput['activeWriter'],
+  prefix?: PrefixJoin,
+): OutlinePlan | null {
+  if (outline.whole !== undefined && prefix === undefined) {
     // The reference reader's outline: the full load and plan, without their histories.
     return headsOf(buildConversation(outline.whole, build), (loaded) => buildPlanForSession(loaded, options, activeWriter));
   }
 
   // The tail is read whole from the last entry that stays a model entry after the repair:
   // the continuation is what follows that entry in the repaired history.
-  const { loaded, chain, tailStart, tail } = buildConversationFrom(outline.source, outline.read, build, (i) => outline.keepsModelEntry(i));
-  const conversation = loaded.conversation;
-
+  const window = buildConversationFrom(outline.source, outline.read, build, (i) => outline.keepsModelEntry(i));
+  const { chain, tailStart, tail } = window;
   // The history as written, entry by entry: the checkpoint's, the outline's before the
-  // tail (made when read, never all held at once), the records' from there on.
-  const compressed = conversation.compressedHistory ?? [];
+  // tail (made when read, never all held at once), the records' from there on. After a
+  // prefix's summary, only the window's own entries (the summary stands for the rest).
+  const compressed = window.loaded.conversation.compressedHistory ?? [];
+  const joined = prefix === undefined ? null : prefix(window, outline.source);
+  if (prefix !== undefined && joined === null) return null;
+  const loaded = joined?.loaded ?? window.loaded;
+  const conversation = loaded.conversation;
   // Chain positions of the entries (records with parts).
   let entries = 0;
   const entryAll = new Int32Array(chain.length);
@@ -93,7 +127,15 @@ export function planFromOutline(
   while (keepFrom - compressed.length < entryAt.length && entryAt[keepFrom - compressed.length]! < tailStart) keepFrom++;
 
   const plan = summarizeRecoveryPlan(
-    { sessionId: conversation.sessionId, conversation, historyGaps: loaded.historyGaps, diagnostics: loaded.diagnostics, options, activeWriter },
+    {
+      sessionId: conversation.sessionId,
+      conversation,
+      historyGaps: loaded.historyGaps,
+      diagnostics: loaded.diagnostics,
+      options,
+      activeWriter,
+      ...(joined !== null ? { before: joined.before } : {}),
+    },
     written,
     keepFrom,
   );
@@ -101,6 +143,7 @@ export function planFromOutline(
   // The directory the recovery line names: the last chain record's that names one.
   let cwd: string | null = null;
   for (let k = chain.length - 1; k >= 0 && cwd === null; k--) cwd = outline.cwd(chain[k]!) ?? null;
+  cwd ??= joined?.cwd ?? null;
   const { records: _tail, ...head } = conversation;
   const conversationHead: ConversationHead = { ...head, recordedCwd: cwd };
   return { loaded: { ...loaded, conversation: conversationHead }, plan };

@@ -31,7 +31,7 @@ import { McpHub, type McpServerStatus } from '../tools/mcp/mcp-hub.js';
 import type { McpServerSpec } from '../tools/mcp/mcp-config.js';
 import type { McpMessageChannel } from '../tools/mcp/control-channel-transport.js';
 import { TurnQueue } from './turn-queue.js';
-import { contextFor, loadAndPlan, loadPlanHead, refusedOutcome } from './load-and-plan.js';
+import { contextFor, loadAndPlan, loadPlanHead, refreshPlanCheckpoint, refusedOutcome } from './load-and-plan.js';
 import type { ContinueAnswer, HostOpenRequest, OpenRequest, RuntimeDeps, RuntimeEvent, RuntimeSettings } from './runtime-types.js';
 import { summarizePlan, type PlanSummary } from './plan-summary.js';
 import { sameHolder } from '../session/active-writer.js';
@@ -653,6 +653,7 @@ export class SessionRuntime {
     await this.queue.drain();
     this.queue.dispose();
     await this.chain?.settled();
+    await this.checkpointRefresh;
     await this.mcp.close();
     await this.lease?.release();
     this.lease = null;
@@ -715,7 +716,34 @@ export class SessionRuntime {
           ? { type: 'turn_aborted', outcome }
           : { type: 'turn_failed', outcome },
     );
+    this.refreshCheckpoint();
     return outcome;
+  }
+
+  private checkpointRefresh: Promise<void> | null = null;
+  private checkpointStale = false;
+
+  /**
+   * The plan checkpoint catches up with what the turn appended, after the turn and off its
+   * path (a later resume then reads only what comes after): one refresh at a time, again
+   * when turns ended meanwhile. A cache: nothing waits for it but close.
+   */
+  private refreshCheckpoint(): void {
+    if (!this.deps.store.checkpointSlot?.(this.currentRef)) return;
+    if (this.checkpointRefresh !== null) {
+      this.checkpointStale = true;
+      return;
+    }
+    const ref = this.currentRef;
+    this.checkpointRefresh = (async () => {
+      do {
+        this.checkpointStale = false;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        await refreshPlanCheckpoint(this.deps.store, ref);
+      } while (this.checkpointStale && !this.closed);
+    })().finally(() => {
+      this.checkpointRefresh = null;
+    });
   }
 
   private agentForTurn(): AgentSession {

@@ -77,9 +77,15 @@ export class TurnQueue {
     const settled = new Promise<T>((resolve, reject) => {
       this.jobs.push({ run: job, resolve: resolve as (value: unknown) => void, reject });
     });
-    this.pumping ??= this.pump().finally(() => {
-      this.pumping = null;
-    });
+    // A pump whose loop has ended but whose promise has not settled yet would never see
+    // this job: a new one is started as soon as the loop is done (looping, cleared synchronously).
+    if (!this.looping) {
+      this.looping = true;
+      const pumping = this.pump().finally(() => {
+        if (this.pumping === pumping) this.pumping = null;
+      });
+      this.pumping = pumping;
+    }
     return settled;
   }
 
@@ -103,9 +109,22 @@ export class TurnQueue {
     while (this.pumping) await this.pumping;
   }
 
+  private looping = false;
+
+  private next(): Job | undefined {
+    const job = this.jobs.shift();
+    if (job === undefined) this.looping = false;
+    return job;
+  }
+
   private async pump(): Promise<void> {
     await Promise.resolve();
-    for (let job = this.jobs.shift(); job; job = this.jobs.shift()) {
+    await this.runJobs();
+  }
+
+  /** Runs queued jobs; `looping` is cleared in the same step that finds the queue empty. */
+  private async runJobs(): Promise<void> {
+    for (let job = this.next(); job; job = this.next()) {
       this.notifyRoom();
       const controller = new AbortController();
       if (this.stop?.aborted) controller.abort(this.stop.reason);

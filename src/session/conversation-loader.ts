@@ -63,6 +63,14 @@ export interface RecordSource {
   find(uuid: string): number;
   /** The line of the record's last piece (its own line when it has one piece). */
   lastLine(i: number): number;
+  /** The line of the record's first piece. */
+  firstLine(i: number): number;
+  /**
+   * Optional: record i's uuid as four 32-bit words in `out` (the outline wing's
+   * uuidToWords) without making its string, where the source keeps it that way; false
+   * when the uuid is not a canonical one (then `uuid(i)`).
+   */
+  uuidWords?(i: number, out: Uint32Array): boolean;
   type(i: number): RecordType;
   /** A `chat_compression` system record (its payload is read through `full`). */
   isCompression(i: number): boolean;
@@ -92,6 +100,7 @@ export function readRecordSource(records: readonly ReadRecord[]): RecordSource {
       return byUuid.get(uuid) ?? -1;
     },
     lastLine: (i) => records[i]!.lastLine ?? records[i]!.line,
+    firstLine: (i) => records[i]!.line,
     type: (i) => records[i]!.record.type,
     isCompression: (i) => {
       const r = records[i]!.record;

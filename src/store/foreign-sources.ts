@@ -22,7 +22,7 @@ import type { ActiveWriter } from '../session/active-writer.js';
 import type { ReadResult } from '../session/log-reader.js';
 import { wholeOutline, type SessionOutline } from '../session/outline/history-reader.js';
 import { isSessionId } from '../session/session-paths.js';
-import type { ProjectScope, SessionListing, SessionRef, SessionStore, StoreKind, WriterIdentity, WriterLease } from './session-store.js';
+import type { PlanCheckpointSlot, ProjectScope, SessionListing, SessionRef, SessionStore, StoreKind, WriterIdentity, WriterLease } from './session-store.js';
 
 /** Reads the first bytes of a file (what sniffing needs). */
 async function head(path: string): Promise<Buffer> {
@@ -143,6 +143,10 @@ export class ForeignSourcesStore implements SessionStore {
   async read(ref: SessionRef): Promise<ReadResult> {
     if (!ref.foreign) return this.inner.read(ref);
     return (await readForeignFile(ref.location, ref.foreign.agent)).read;
+  }
+
+  checkpointSlot(ref: SessionRef): PlanCheckpointSlot | null {
+    return ref.foreign ? null : (this.inner.checkpointSlot?.(ref) ?? null);
   }
 
   async readOutline(ref: SessionRef): Promise<SessionOutline> {

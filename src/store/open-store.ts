@@ -27,6 +27,8 @@ export interface OpenStoreOptions {
   outline?: OutlineParallel | false;
   /** False: the JSONL store's outline pass parses every line, no line scanner (JsonlStoreOptions.outlineScan). */
   outlineScan?: boolean;
+  /** Plan checkpoints in the JSONL store's cache (JsonlStoreOptions.checkpoints); off when absent. */
+  checkpoints?: { note?: ((message: string) => void) | undefined };
 }
 
 /** The store spec in force: the flag, else MEND_STORE, else `jsonl`. */
@@ -44,6 +46,7 @@ export async function openStore(spec: string, env: Env, options: OpenStoreOption
       ...(options.warn ? { warn: options.warn } : {}),
       ...(options.outline !== undefined ? { outline: options.outline } : {}),
       ...(options.outlineScan !== undefined ? { outlineScan: options.outlineScan } : {}),
+      ...(options.checkpoints !== undefined ? { checkpoints: options.checkpoints } : {}),
     });
   }
   if (isPostgresSpec(spec)) {

@@ -10,7 +10,7 @@
  * a line reports no torn tail and no malformed lines.
  */
 import type { ActiveWriter } from '../session/active-writer.js';
-import type { SessionOutline } from '../session/outline/history-reader.js';
+import type { HistoryReadOptions, SessionOutline } from '../session/outline/history-reader.js';
 import type { ChatRecord } from '../session/records.js';
 import type { ReadResult } from './session-reads.js';
 
@@ -84,6 +84,18 @@ export interface SessionListing {
   error?: { code: string; message: string };
 }
 
+/** A session log and the cache file of its plan checkpoint (SessionStore.checkpointSlot). */
+export interface PlanCheckpointSlot {
+  /** The log, read but never written. */
+  path: string;
+  /** Its checkpoint, in mend's own cache (never beside the log). */
+  cacheFile: string;
+  /** How the store reads the log (ReadOptions and the outline reader's). */
+  readOptions: HistoryReadOptions;
+  /** Where a checkpoint that is not used says why (a debug log), if anywhere. */
+  note?: ((message: string) => void) | undefined;
+}
+
 export interface ProjectScope {
   /** Real path of the project root. */
   projectRoot: string;
@@ -116,6 +128,12 @@ export interface SessionStore {
    * HistoryReaders. A store without byte ranges returns its full read (`whole`). Never writes.
    */
   readOutline(ref: SessionRef): Promise<SessionOutline>;
+  /**
+   * Optional (a file store with plan checkpoints on): where the checkpoint of the plan of a
+   * session's log lives in mend's cache (src/runtime/checkpoint), or null for a log that
+   * has none (another agent's format, checkpoints off). Never writes.
+   */
+  checkpointSlot?(ref: SessionRef): PlanCheckpointSlot | null;
   /** The live holder of the writer lease, or null. Never writes. */
   activeWriter(ref: SessionRef): Promise<ActiveWriter | null>;
   /** Takes the single-writer lease; a live holder is refused with session_locked naming it. */

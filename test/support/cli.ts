@@ -405,7 +405,11 @@ export class LogBuilder {
 
 // ---- file-system snapshots ----------------------------------------------------------------------
 
-/** Every file and folder under `dir` (relative path -> sha256 of the bytes, or 'dir'); {} when it does not exist. */
+/**
+ * Every file and folder under `dir` (relative path -> sha256 of the bytes, or 'dir'); {} when
+ * it does not exist. A mend home's plan-checkpoint cache (`cache/` holding only
+ * `checkpoints/*.ckpt`) is left out: any read may fill it, and it is never a session's file.
+ */
 export function snapshotTree(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
   if (!existsSync(dir)) return out;
@@ -413,6 +417,7 @@ export function snapshotTree(dir: string): Record<string, string> {
     for (const name of readdirSync(d).sort()) {
       const p = join(d, name);
       const rel = relative(dir, p);
+      if (name === 'cache' && isCheckpointCache(p)) continue;
       if (statSync(p).isDirectory()) {
         out[`${rel}/`] = 'dir';
         walk(p);
@@ -423,6 +428,14 @@ export function snapshotTree(dir: string): Record<string, string> {
   };
   walk(dir);
   return out;
+}
+
+/** A mend home's `cache/` folder that holds nothing but plan checkpoints. */
+function isCheckpointCache(path: string): boolean {
+  if (!statSync(path).isDirectory()) return false;
+  const names = readdirSync(path);
+  if (names.length !== 1 || names[0] !== 'checkpoints') return false;
+  return readdirSync(join(path, 'checkpoints')).every((n) => /^[0-9a-f]{40}\.ckpt$/.test(n));
 }
 
 export function lockFilesUnder(dir: string): string[] {

@@ -25,6 +25,7 @@ export type { OutlineParallel, SessionOutline };
 export type { RecordIndex, RecordIndexEntry } from './record-index.js';
 export { indexRecords } from './record-index.js';
 export { wholeOutline };
+export { uuidToWords } from './uuid-words.js';
 
 /** How a log is read: ReadOptions, and for the outline reader its threads and its scanner. */
 export type HistoryReadOptions = OutlineOptions;

@@ -341,6 +341,17 @@ export class OutlineColumns {
     return (this.links[i]! & ODD_UUID) !== 0 ? this.oddUuids.get(i)! : wordsToUuid(this.uuidWords, 4 * i);
   }
 
+  /** Line i's uuid as uuidToWords's words in `out[0...3]`, without making its string; false when it is not canonical. */
+  uuidWordsOf(i: number, out: Uint32Array): boolean {
+    if ((this.links[i]! & ODD_UUID) !== 0) return false;
+    const w = this.uuidWords;
+    out[0] = w[4 * i]!;
+    out[1] = w[4 * i + 1]!;
+    out[2] = w[4 * i + 2]!;
+    out[3] = w[4 * i + 3]!;
+    return true;
+  }
+
   parentUuid(i: number): string | null {
     const links = this.links[i]!;
     if ((links & PARENT_NULL) !== 0) return null;

@@ -14,7 +14,7 @@ import type { PartsShape } from '../parts-shape.js';
 import type { ChatRecord, Part } from '../records.js';
 import type { SessionOutline } from './session-outline.js';
 import { indexInSorted } from '../sorted-index.js';
-import type { UuidTable } from './uuid-words.js';
+import { uuidToWords, type UuidTable } from './uuid-words.js';
 
 /**
  * The outline over columns. `records` are the kept indices of the session's records;
@@ -58,6 +58,14 @@ export function outlineSource(
     lastLine: (i) => {
       const k = records[i]!;
       return isMerged[k] === 1 ? one(k).lastLine(0) : kept.lineNos[k]!;
+    },
+    uuidWords: (i, out) => {
+      const k = records[i]!;
+      return isMerged[k] === 1 ? uuidToWords(mergedAt(k).record.uuid, out, 0) : kept.uuidWordsOf(k, out);
+    },
+    firstLine: (i) => {
+      const k = records[i]!;
+      return isMerged[k] === 1 ? mergedAt(k).line : kept.lineNos[k]!;
     },
     type: (i) => {
       const k = records[i]!;

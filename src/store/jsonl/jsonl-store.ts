@@ -6,7 +6,8 @@
  */
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { createHash } from 'node:crypto';
+import { dirname, join } from 'node:path';
 import { basename } from 'node:path';
 import { MendError, errorCodeOf, errorMessageOf } from '../../errors.js';
 import type { ActiveWriter } from '../../session/active-writer.js';
@@ -26,7 +27,7 @@ import {
   resolveResumeTarget,
   sessionLogPath,
 } from '../../session/session-paths.js';
-import type { ProjectScope, SessionListing, SessionRef, SessionStore, WriterIdentity, WriterLease } from '../session-store.js';
+import type { PlanCheckpointSlot, ProjectScope, SessionListing, SessionRef, SessionStore, WriterIdentity, WriterLease } from '../session-store.js';
 import { JsonlLease } from './jsonl-lease.js';
 import { jsonlLines } from './jsonl-lines.js';
 
@@ -43,6 +44,12 @@ export interface JsonlStoreOptions {
   outline?: OutlineParallel | false;
   /** False: the outline pass parses every line instead of scanning ordinary record lines (MEND_OUTLINE_SCAN=0). */
   outlineScan?: boolean;
+  /**
+   * Plan checkpoints (src/runtime/checkpoint) in `<home>/cache/checkpoints`, for every log
+   * this store reads (its own and other writers' logs opened by path); `note` gets why one
+   * was not used. Off when absent (MEND_CHECKPOINTS=0 in the CLI).
+   */
+  checkpoints?: { note?: ((message: string) => void) | undefined } | undefined;
 }
 
 async function isRegularFile(path: string): Promise<boolean> {
@@ -136,6 +143,19 @@ export class JsonlSessionStore implements SessionStore {
 
   readOutline(ref: SessionRef): Promise<SessionOutline> {
     return outlineReader.read(ref.location, this.outlineOptions(ref));
+  }
+
+  checkpointSlot(ref: SessionRef): PlanCheckpointSlot | null {
+    const checkpoints = this.options.checkpoints;
+    if (checkpoints === undefined || ref.foreign) return null;
+    // Keyed by the log's path; the checkpoint itself says which file (device, inode) and bytes it describes.
+    const key = createHash('sha256').update(ref.location).digest('hex').slice(0, 40);
+    return {
+      path: ref.location,
+      cacheFile: join(this.options.home, 'cache', 'checkpoints', `${key}.ckpt`),
+      readOptions: this.outlineOptions(ref),
+      note: checkpoints.note,
+    };
   }
 
   private outlineOptions(ref: SessionRef): HistoryReadOptions {
