@@ -134,7 +134,7 @@ function startProcess(
     const timer = setTimeout(() => {
       if (done) return;
       done = true;
-      stopGroup(child);
+      void stopGroup(child);
       reject(new Error(`${command} ${args.join(' ')}: not ready within ${opts.timeoutMs} ms:\n${text.slice(-2000)}`));
     }, opts.timeoutMs);
     child.on('exit', (code) => {

@@ -19,7 +19,7 @@ port.on('message', (message: ShellWorkerRequest) => {
   }
   const controller = new AbortController();
   running.set(message.id, controller);
-  runForegroundCommand(message.run, controller.signal)
+  void runForegroundCommand(message.run, controller.signal)
     .catch((error: unknown) => errorOutcome(`run_shell_command failed: ${error instanceof Error ? error.message : String(error)}`, ToolErrorType.unhandled))
     .then((outcome) => {
       running.delete(message.id);
