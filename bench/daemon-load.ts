@@ -8,8 +8,10 @@
  *
  * Subjects, each on a fresh daemon per N, in the same run:
  *   mend        the build as it is (durable appends off the event loop)
- *   mend-sync   the same build with MEND_APPEND_MODE=sync: every durable append a
- *               synchronous write + fsync on the event loop (the path before; the oracle)
+ *   mend-sync   the same build with MEND_APPEND_MODE=sync MEND_SHELL_WORKERS=0: every
+ *               durable append a write + fsync on the event loop and every shell command
+ *               started on it (the path before; the oracle)
+ *   mend-queued only the queued writer (MEND_SHELL_WORKERS=0), to tell the two apart
  *   qwen        Qwen Code's `serve` 0.24.4 when installed (QWEN_CODE_BIN, or `qwen` on
  *               PATH; never a dependency), on the same load, at N <= --qwen-max (200)
  *
@@ -227,7 +229,8 @@ async function startSubject(subject: string, sb: Sandbox, modelUrl: string): Pro
     );
     return { child, url: found };
   }
-  const extra = subject === 'mend-sync' ? { MEND_APPEND_MODE: 'sync' } : {};
+  // mend-sync: both of the daemon's optimisations off (the path before them); mend-queued: only the queued writer.
+  const extra = subject === 'mend-sync' ? { MEND_APPEND_MODE: 'sync', MEND_SHELL_WORKERS: '0' } : subject === 'mend-queued' ? { MEND_SHELL_WORKERS: '0' } : {};
   const profile = process.env['MEND_BENCH_CPU_PROF'] ? ['--cpu-prof', '--cpu-prof-dir', process.env['MEND_BENCH_CPU_PROF']] : [];
   const { child, found } = await startProcess(process.execPath, [...profile, mendBin, 'serve', '--port', '0', '--root', sb.workspace], {
     cwd: sb.workspace,
