@@ -14,6 +14,8 @@
  * --large   also the 1M-record Qwen-format session (865 MB, generated into the temp
  *           directory and deleted afterwards); --check implies it
  * --qwen-only   only start-up and the Qwen-format sessions (the cold-path targets)
+ * --daemon      only the daemon under load (bench/daemon-load.ts, its options follow;
+ *               also `npm run bench:daemon`)
  *
  * See docs/performance.md for the method, the targets and the latest figures.
  */
@@ -59,6 +61,11 @@ const WORST_ONLY = flag('--worst-only');
 const QWEN_ONLY = flag('--qwen-only');
 const LISTING_ONLY = flag('--listing-only');
 const LARGE = flag('--large') || CHECK;
+if (flag('--daemon')) {
+  const { daemonBenchMain } = await import('./daemon-load.js');
+  await daemonBenchMain(argv.filter((a) => a !== '--daemon'));
+  process.exit(process.exitCode ?? 0);
+}
 
 // ---- targets --------------------------------------------------------------------------------
 

@@ -25,6 +25,9 @@ import { errorFields, resultMessage } from '../wire/result-lines.js';
 import { parseArgs, type OutputFormat, type RunOptions } from './args.js';
 import { faultHookFromEnv } from './fault-hook.js';
 import { checkpointsFromEnv, outlineFromEnv, outlineScanFromEnv } from './outline-env.js';
+import { daemonAppendMode, daemonShellWorkers } from './daemon-env.js';
+import type { AppendMode } from '../session/queued-append/log-appender.js';
+import type { ShellRunner } from '../tools/tool.js';
 import { configuredModel, lazyProvider, type ProviderEnv } from './provider-factory.js';
 import { MEND_VERSION } from './version.js';
 import { selectMcpServers, type McpServerSelection } from './mcp-servers.js';
@@ -115,10 +118,14 @@ export type ComposeOptions = Pick<RunOptions, 'provider' | 'scriptedResponses' |
     privateHome?: string | undefined;
     /** Other agents' session files open in place through the store (default); false for the store's own commands. */
     foreignSources?: boolean;
+    /** How the JSONL store appends (default sync; the daemon: queued, see daemon-env.ts). */
+    appendMode?: AppendMode | undefined;
+    /** How foreground shell commands run (default inline; the daemon: worker threads, see daemon-env.ts). */
+    runShell?: ShellRunner | undefined;
   };
 
 /** The session store the flags and the environment name: --store, else MEND_STORE, else JSONL under MEND_HOME. */
-export async function composeStore(io: MainIo, flag: string | undefined, privateHome?: string): Promise<SessionStore> {
+export async function composeStore(io: MainIo, flag: string | undefined, privateHome?: string, appendMode?: AppendMode): Promise<SessionStore> {
   const home = privateHome ?? (io.env['MEND_HOME'] || join(homedir(), '.mend'));
   const faultHook = faultHookFromEnv(io.env['MEND_FAULT'], (msg) => io.stderr.write(`mend[fault]: ${msg}\n`));
   const warn = (message: string) => io.stderr.write(`mend: warning: ${message}\n`);
@@ -130,6 +137,7 @@ export async function composeStore(io: MainIo, flag: string | undefined, private
     ...(outline !== undefined ? { outline } : {}),
     ...(outlineScanFromEnv(io.env) ? {} : { outlineScan: false }),
     ...checkpointOption(checkpointsFromEnv(io.env, (line) => io.stderr.write(`mend[debug]: ${line}\n`))),
+    ...(appendMode !== undefined ? { appendMode } : {}),
   });
 }
 
@@ -139,18 +147,21 @@ function checkpointOption(checkpoints: ReturnType<typeof checkpointsFromEnv>): {
 
 export async function compose(io: MainIo, options: ComposeOptions, signal?: AbortSignal): Promise<Composition> {
   const now = () => new Date().toISOString();
-  const own = await composeStore(io, options.store, options.privateHome);
+  const own = await composeStore(io, options.store, options.privateHome, options.appendMode);
   const foreignHomes = foreignHomesFromEnv(io.env, homedir());
   const store = options.foreignSources === false ? own : new ForeignSourcesStore(own, foreignHomes);
   const env = providerEnv(io.env);
   // Read from the environment now, while it still holds the credentials (main removes them).
-  const toolSession = toolSessionContext({
-    projectRoot: projectRootOf(io.cwd),
-    addDirs: (options.addDirs ?? []).map((dir) => resolve(io.cwd, dir)),
-    policy: options.toolEnv ?? DEFAULT_TOOL_ENV_POLICY,
-    parentEnv: io.env,
-    credentialNames: CREDENTIAL_VARIABLES,
-  });
+  const toolSession = {
+    ...toolSessionContext({
+      projectRoot: projectRootOf(io.cwd),
+      addDirs: (options.addDirs ?? []).map((dir) => resolve(io.cwd, dir)),
+      policy: options.toolEnv ?? DEFAULT_TOOL_ENV_POLICY,
+      parentEnv: io.env,
+      credentialNames: CREDENTIAL_VARIABLES,
+    }),
+    ...(options.runShell ? { runShell: options.runShell } : {}),
+  };
   /** What depends on the project: its root, the tools' boundary and the system prompt naming it. */
   const project = (cwd: string): Pick<RuntimeDeps, 'cwd' | 'scope' | 'toolSession' | 'baseSystemPrompt'> => {
     const projectRoot = projectRootOf(cwd);
@@ -277,7 +288,13 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
       } catch (error) {
         return reportEarlyError(io, argv, errorCodeOf(error), errorMessageOf(error));
       }
-      const host = await hostEnv(io, { ...serve, model: serve.model, frontEnd: 'daemon' }, controller.signal);
+      // Many sessions on one event loop: durable appends go to the thread pool and shell
+      // commands start on worker threads (daemon-env.ts has the switches back).
+      const note = (message: string) => void io.stderr.write(`mend: warning: ${message}\n`);
+      const appendMode = daemonAppendMode(io.env, note);
+      const shellWorkers = daemonShellWorkers(io.env, note);
+      const shells = shellWorkers > 0 ? (await import('../tools/shell-run/worker-shell-runner.js')).workerShellRunner(shellWorkers) : undefined;
+      const host = await hostEnv(io, { ...serve, model: serve.model, frontEnd: 'daemon', appendMode, runShell: shells?.run }, controller.signal);
       host.runtime.mcpLog = (line) => {
         if (serve.debug) io.stderr.write(`mend serve: ${line.replace(/[\r\n]+$/, '')}\n`);
       };
@@ -286,6 +303,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
       try {
         return await runServe({ ...serve, token, mcpServers: mcp.specs, mcpFailed: mcp.failed }, host);
       } finally {
+        await shells?.close();
         killAllServerGroups();
         await host.runtime.store.close();
       }

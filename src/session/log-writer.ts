@@ -4,7 +4,10 @@
  * torn last line, never a damaged earlier one. No byte is ever rewritten.
  *
  * Synchronous on purpose: when append() returns, the line is in the kernel, so
- * a signal handler or crash that runs next cannot overtake a pending write.
+ * a signal handler or crash that runs next cannot overtake a pending write. A
+ * process that serves many sessions at once (the daemon) appends through the
+ * queued writer instead (src/session/queued-append), which keeps these rules but
+ * does its write and fsync off the event loop; this writer is its oracle.
  */
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
@@ -66,35 +69,7 @@ export class SessionWriter {
 
   static open(path: string, options: WriterOpenOptions): SessionWriter {
     const io = options.fs ?? fs;
-    // Read+append: reading is only used for the torn-tail check; every write appends.
-    let fd: number;
-    try {
-      if (options.create) {
-        ensurePrivateParentDir(path, io);
-        fd = io.openSync(path, O_RDWR | O_APPEND | O_CREAT | O_EXCL, 0o600);
-        io.fchmodSync(fd, 0o600);
-      } else {
-        // Never through a symlink: the lock belongs to the real file, and records must not land
-        // in whatever file a link points to (with its own, maybe readable, mode).
-        fd = io.openSync(path, O_RDWR | O_APPEND | O_NOFOLLOW);
-      }
-    } catch (error) {
-      const code = errnoOf(error);
-      if (code === 'EEXIST') throw new MendError('session_exists', `Session log already exists: ${path}`, { path }, { cause: error });
-      if (code === 'ELOOP' || code === 'EMLINK') {
-        throw new MendError(
-          'session_write_failed',
-          `Refusing to append to ${path}: it is a symbolic link (resume the real file instead)`,
-          { path },
-          { cause: error },
-        );
-      }
-      if (code === 'ENOENT' && !options.create) {
-        throw new MendError('session_not_found', `Session log not found: ${path}`, { path }, { cause: error });
-      }
-      throw writeFailed(path, 'open', error);
-    }
-    return new SessionWriter(path, fd, options.create, io, options.faultHook);
+    return new SessionWriter(path, openLogFile(path, options.create, io), options.create, io, options.faultHook);
   }
 
   /** Number of records appended through this writer. */
@@ -104,27 +79,12 @@ export class SessionWriter {
 
   append(record: ChatRecord, options: AppendOptions = {}): void {
     if (this.fd < 0) throw new MendError('internal', `Session writer for ${this.path} is closed`);
-    const check = validateChatRecord(record);
-    if (!check.ok) {
-      throw new MendError('internal', `Refusing to write an invalid record: ${check.reason}`, { path: this.path, reason: check.reason });
-    }
-    let data: Buffer;
-    try {
-      data = Buffer.from(JSON.stringify(record) + '\n', 'utf8');
-    } catch (error) {
-      throw new MendError('internal', `Record cannot be serialized: ${(error as Error).message}`, { path: this.path }, { cause: error });
-    }
+    let data = encodeRecord(record, this.path);
 
     const index = this.appends;
     if (this.hook?.beforeWrite) {
       const replaced = this.hook.beforeWrite(index, data);
-      if (replaced && !Buffer.isBuffer(replaced)) {
-        throw new MendError(codeForErrno(replaced.fail), `Injected write failure (${replaced.fail}) for record ${index + 1} of this writer`, {
-          path: this.path,
-          errno: replaced.fail,
-          injected: true,
-        });
-      }
+      if (replaced && !Buffer.isBuffer(replaced)) throw injectedWriteFailure(this.path, index, replaced.fail);
       if (replaced) data = replaced;
     }
 
@@ -227,6 +187,61 @@ export class SessionWriter {
   private syncParentDir(): void {
     syncDirBestEffort(dirname(this.path), this.io);
   }
+}
+
+/**
+ * Opens a session log for appending (read+append: reading is only used for the torn-tail
+ * check; every write appends): a new one with O_EXCL, mode 0600 in private folders, an
+ * existing one never through a symlink.
+ */
+export function openLogFile(path: string, create: boolean, io: WriterFs = fs): number {
+  try {
+    if (create) {
+      ensurePrivateParentDir(path, io);
+      const fd = io.openSync(path, O_RDWR | O_APPEND | O_CREAT | O_EXCL, 0o600);
+      io.fchmodSync(fd, 0o600);
+      return fd;
+    }
+    // Never through a symlink: the lock belongs to the real file, and records must not land
+    // in whatever file a link points to (with its own, maybe readable, mode).
+    return io.openSync(path, O_RDWR | O_APPEND | O_NOFOLLOW);
+  } catch (error) {
+    const code = errnoOf(error);
+    if (code === 'EEXIST') throw new MendError('session_exists', `Session log already exists: ${path}`, { path }, { cause: error });
+    if (code === 'ELOOP' || code === 'EMLINK') {
+      throw new MendError(
+        'session_write_failed',
+        `Refusing to append to ${path}: it is a symbolic link (resume the real file instead)`,
+        { path },
+        { cause: error },
+      );
+    }
+    if (code === 'ENOENT' && !create) {
+      throw new MendError('session_not_found', `Session log not found: ${path}`, { path }, { cause: error });
+    }
+    throw writeFailed(path, 'open', error);
+  }
+}
+
+/** A record as the one line it is stored as; an invalid or unserializable record is refused. */
+export function encodeRecord(record: ChatRecord, path: string): Buffer {
+  const check = validateChatRecord(record);
+  if (!check.ok) {
+    throw new MendError('internal', `Refusing to write an invalid record: ${check.reason}`, { path, reason: check.reason });
+  }
+  try {
+    return Buffer.from(JSON.stringify(record) + '\n', 'utf8');
+  } catch (error) {
+    throw new MendError('internal', `Record cannot be serialized: ${(error as Error).message}`, { path }, { cause: error });
+  }
+}
+
+export function injectedWriteFailure(path: string, index: number, errno: string): MendError {
+  return new MendError(codeForErrno(errno), `Injected write failure (${errno}) for record ${index + 1} of this writer`, {
+    path,
+    errno,
+    injected: true,
+  });
 }
 
 function errnoOf(error: unknown): string | undefined {

@@ -10,6 +10,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { MendError } from '../errors.js';
 import type { WriteFaultHook } from '../session/log-writer.js';
+import type { AppendMode } from '../session/queued-append/log-appender.js';
 import type { OutlineParallel } from '../session/outline/history-reader.js';
 import { JsonlSessionStore } from './jsonl/jsonl-store.js';
 import { isPostgresSpec, redactUrl, type Env, type PgTuning } from './postgres/pg-config.js';
@@ -27,6 +28,8 @@ export interface OpenStoreOptions {
   outline?: OutlineParallel | false;
   /** False: the JSONL store's outline pass parses every line, no line scanner (JsonlStoreOptions.outlineScan). */
   outlineScan?: boolean;
+  /** How the JSONL store's leases append (JsonlStoreOptions.appendMode); PostgreSQL commits are awaited either way. */
+  appendMode?: AppendMode;
   /** Plan checkpoints in the JSONL store's cache (JsonlStoreOptions.checkpoints); off when absent. */
   checkpoints?: { note?: ((message: string) => void) | undefined };
 }
@@ -46,6 +49,7 @@ export async function openStore(spec: string, env: Env, options: OpenStoreOption
       ...(options.warn ? { warn: options.warn } : {}),
       ...(options.outline !== undefined ? { outline: options.outline } : {}),
       ...(options.outlineScan !== undefined ? { outlineScan: options.outlineScan } : {}),
+      ...(options.appendMode !== undefined ? { appendMode: options.appendMode } : {}),
       ...(options.checkpoints !== undefined ? { checkpoints: options.checkpoints } : {}),
     });
   }

@@ -52,7 +52,7 @@ export interface WriterLease {
    */
   appendBatch?(records: readonly ChatRecord[], options: AppendOptions): Promise<void>;
   /**
-   * Creates the leased session holding these records, whole or not at all (a fork): no
+   * Creates the leased session holding these records, whole or not at all (a fork, an import): no
    * reader (read, list, latest, exists) sees any of it before all of it, a crash leaves
    * the session either absent or complete, and it is durable when this resolves. At least
    * one record, for a session with none yet (else `session_exists`); appends then follow it.

@@ -14,8 +14,8 @@
  * record schema), so what is imported reads back without a diagnostic. Everything is
  * validated before anything is written (every line a valid record of one session, and
  * that session new to the target store); a bad line is listed with its number and the
- * import writes nothing. Then the records are appended in order under a writer lease,
- * the last one durable.
+ * import writes nothing. Then the session is created whole under a writer lease
+ * (WriterLease.createWith: absent or complete, whatever happens during the write).
  */
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
@@ -93,9 +93,6 @@ export async function exportSession(store: SessionStore, ref: SessionRef, writab
   if (failure !== null) throw failure;
   return result;
 }
-
-/** Records per statement when the store takes batches: large enough to amortize round trips, small enough to keep a statement short. */
-const IMPORT_BATCH = 1000;
 
 export interface ImportOptions {
   /** The writer identity the import's lease is taken under. */
@@ -179,14 +176,8 @@ export async function importSession(store: SessionStore, scope: ProjectScope, re
   try {
     // Another import of the same session may have finished between the check above and the lease.
     if (await store.exists(ref)) throw new MendError('session_exists', `session ${ref.sessionId} already exists`, { sessionId: ref.sessionId });
-    if (lease.appendBatch) {
-      for (let i = 0; i < records.length; i += IMPORT_BATCH) {
-        const end = Math.min(records.length, i + IMPORT_BATCH);
-        await lease.appendBatch(records.slice(i, end), { durable: end === records.length });
-      }
-    } else {
-      for (let i = 0; i < records.length; i++) await lease.append(records[i]!, { durable: i === records.length - 1 });
-    }
+    // Whole or not at all: a crash mid-import leaves no partial session to resume.
+    await lease.createWith(records);
   } finally {
     await lease.release();
   }

@@ -18,7 +18,7 @@ export interface ToolSessionOptions {
   extraSecrets?: readonly string[];
 }
 
-export type ToolSessionContext = Required<Pick<ToolContext, 'projectRoot' | 'roots' | 'env' | 'secrets'>>;
+export type ToolSessionContext = Required<Pick<ToolContext, 'projectRoot' | 'roots' | 'env' | 'secrets'>> & Pick<ToolContext, 'runShell'>;
 
 export function toolSessionContext(options: ToolSessionOptions): ToolSessionContext {
   return {

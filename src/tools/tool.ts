@@ -22,7 +22,23 @@ export interface ToolContext {
   env?: Record<string, string>;
   /** Values redacted from every outcome before it is returned (see secretValues). */
   secrets?: string[];
+  /** How a foreground shell command runs; default inline (the daemon: on a worker thread, shell-run/). */
+  runShell?: ShellRunner;
 }
+
+/** What a foreground call needs, as plain data (it may cross to a worker thread). */
+export interface ForegroundCommand {
+  command: string;
+  directory: string;
+  /** The command's whole environment. */
+  env: Record<string, string>;
+  timeoutMs: number;
+  /** Byte limit of the output kept. */
+  outputCap: number;
+}
+
+/** How a foreground command runs: shell-run/foreground-command.ts's runForegroundCommand, or the same on a worker thread. */
+export type ShellRunner = (run: ForegroundCommand, signal: AbortSignal) => Promise<ToolOutcome>;
 
 export interface ToolOutcome {
   /** What the model sees. */

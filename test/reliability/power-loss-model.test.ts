@@ -26,8 +26,8 @@ function record(uuid: string, parent: string | null, type: 'user' | 'assistant')
 const LOG = `${SB}/home/11111111-2222-4333-8444-555555555555.jsonl`;
 const HOME = `${SB}/home`;
 
-/** mkdir home, create the log, write + fsync a user record, fsync the folders; then an assistant record and an ack. */
-function trace(ackBeforeSync: boolean): string {
+/** mkdir home, create the log, write + fsync a user record, fsync the folders; then an assistant record and an ack (stdout, or `socketAck`'s bytes on a TCP socket). */
+function trace(ackBeforeSync: boolean, socketAck?: string): string {
   const a = record('a', null, 'user');
   const b = record('b', 'a', 'assistant');
   const lines = [
@@ -46,7 +46,10 @@ function trace(ackBeforeSync: boolean): string {
     `100 clone3({flags=CLONE_VM|CLONE_THREAD}, 88) = 101`,
     `101 <... write resumed>) = ${b.length}`,
   ];
-  const ack = `100 write(1<${hex('pipe:[7]')}>, ${q('{"type":"result"}\n')}, 18) = 18`;
+  const ack =
+    socketAck === undefined
+      ? `100 write(1<${hex('pipe:[7]')}>, ${q('{"type":"result"}\n')}, 18) = 18`
+      : `100 write(${fd(5, 'TCP:[127.0.0.1:4000->127.0.0.1:5000]')}, ${q(socketAck)}, ${socketAck.length}) = ${socketAck.length}`;
   const sync = `100 fsync(${fd(3, LOG)}) = 0`;
   lines.push(...(ackBeforeSync ? [ack, sync] : [sync, ack]));
   return lines.join('\n') + '\n';
@@ -97,5 +100,22 @@ describe('power-loss model', () => {
     const good = await checkPowerLoss(diskTrace(parseStrace(trace(false)), SB, SB, before), { isLog, cwd: SB });
     expect(good.violations).toEqual([]);
     expect(good.states).toBeGreaterThan(5);
+  });
+
+  it('a socket message sent while a record waits for its fsync acknowledges it only if it reveals it (uuid or echoed prompt)', async () => {
+    const isLog = (p: string) => p.endsWith('.jsonl');
+    const check = async (ack: string, ackBeforeSync: boolean) =>
+      (await checkPowerLoss(diskTrace(parseStrace(trace(ackBeforeSync, ack)), SB, SB, before), { isLog, cwd: SB })).violations.map((v) => v.rule);
+    // Another session's event (or this session's earlier deltas) while record b is in flight: no acknowledgement of b.
+    const unrelated =
+      'id: 7\nevent: session_update\ndata: {"id":7,"v":1,"type":"session_update","data":{"update":{"content":{"type":"text","text":"hel"}}}}\n\n';
+    expect(await check(unrelated, true)).toEqual([]);
+    // An event naming b before b's fsync returned: flagged, as on stdout.
+    const naming =
+      'id: 8\nevent: session_update\ndata: {"id":8,"v":1,"type":"session_update","_meta":{"mend":{"messages":[{"type":"assistant","uuid":"b"}]}}}\n\n';
+    expect(await check(naming, true)).toContain('acknowledged_record_lost');
+    expect(await check(naming, false)).toEqual([]);
+    // After the fsync returned, any message acknowledges what was written before it (the strict rule).
+    expect(await check(unrelated, false)).toEqual([]);
   });
 });

@@ -18,13 +18,15 @@ import { CORPUS_DIR } from '../support/corpus.js';
 import { LATEST_VERSION } from '../../src/store/postgres/pg-schema.js';
 import { PostgresSessionStore } from '../../src/store/postgres/pg-store.js';
 
-const SCRIPT = resolve(import.meta.dirname, '../support/pg-writer-process.ts');
+// The built script (npm test builds first): 50 processes that each compiled TypeScript at
+// start-up took minutes of CPU on a busy 2-core machine.
+const SCRIPT = resolve(import.meta.dirname, '../../dist/test/support/pg-writer-process.js');
 const newDatabase = databasesForFile('procs');
 
 type Child = ResultPromise<{ reject: false; stdin: 'pipe'; stdout: 'pipe' }>;
 
 function spawnWriter(args: string[]): Child {
-  return execa('node', ['--import', 'tsx', SCRIPT, ...args], { reject: false, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' }) as Child;
+  return execa('node', [SCRIPT, ...args], { reject: false, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' }) as Child;
 }
 
 /** Resolves with each JSON line the child prints, in order. */

@@ -1,6 +1,6 @@
 /**
- * One mend-like process for the PostgreSQL multi-process tests, run with
- * `node --import tsx`. Prints one JSON line per step on stdout.
+ * One mend-like process for the PostgreSQL multi-process tests, run built
+ * (`node dist/test/support/pg-writer-process.js`). Prints one JSON line per step on stdout.
  *
  *   migrate URL                 migrate, print {"migrated": [...]} and exit
  *   race URL SESSION HOST ROOT  print {"ready"}; on the stdin line "go" take the

@@ -61,6 +61,13 @@ export const DEFAULT_LIMITS: AppLimits = {
 const JOURNAL_BYTES = 8 * 1024 * 1024;
 /** After shutdown began, how long open connections get before they are cut. */
 const CLOSE_GRACE_MS = 2000;
+const LISTEN_BACKLOG = 4096;
+/**
+ * How long a request may take to arrive whole. Node's defaults (60 s for the headers)
+ * answered 408 to clients of a daemon whose loop was minutes behind under 1,000 sessions;
+ * a busy daemon makes them wait instead (still bounded against a client that never sends).
+ */
+const REQUEST_TIMEOUT_MS = 300_000;
 
 function resolveRoots(roots: readonly string[], cwd: string): string[] {
   const wanted = roots.length > 0 ? roots : [cwd];
@@ -84,7 +91,10 @@ function listen(server: Server, port: number, host: string): Promise<number> {
     const onError = (error: NodeJS.ErrnoException) =>
       reject(new MendError('usage', `cannot listen on ${hostPort(host, port)}: ${error.code ?? error.message}`));
     server.once('error', onError);
-    server.listen(port, host, () => {
+    // Many clients connect at once (a host opening 1,000 sessions): the kernel keeps them
+    // queued until the loop accepts them, instead of dropping their SYNs (node's default
+    // backlog is 511).
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
       server.off('error', onError);
       const address = server.address();
       resolve(typeof address === 'object' && address !== null ? address.port : port);
@@ -127,6 +137,8 @@ export async function runServe(o: ServeOptions, host: HostEnv, limits: AppLimits
       log,
     });
     server = createAdaptorServer({ fetch: app.fetch, hostname: o.host }) as Server;
+    server.headersTimeout = REQUEST_TIMEOUT_MS;
+    server.requestTimeout = REQUEST_TIMEOUT_MS;
     port = await listen(server, o.port, o.host);
 
     // A missing model setting is worth knowing now; loading and inspecting work without one.

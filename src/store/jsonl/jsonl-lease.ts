@@ -1,20 +1,22 @@
 /**
  * The JSONL store's writer lease: the session's lock file plus an append-only
  * writer, opened on the first append so a failed run on a new session leaves no
- * log behind. Durable appends are fsynced before append returns. A session created
- * with records (a fork) gets its log whole: session/log-create.ts.
+ * log behind. Durable appends are fsynced before append's promise resolves: on the
+ * calling thread (`sync`, the default), or on the thread pool (`queued`, the daemon).
+ * A session created with records (a fork) gets its log whole: session/log-create.ts.
  */
 import { existsSync, lstatSync, statSync, unlinkSync } from 'node:fs';
 import { MendError, errorMessageOf } from '../../errors.js';
 import type { ActiveWriter } from '../../session/active-writer.js';
 import { createLogWhole } from '../../session/log-create.js';
-import { SessionWriter, type WriteFaultHook } from '../../session/log-writer.js';
+import type { WriteFaultHook } from '../../session/log-writer.js';
+import { openLogAppender, type AppendMode, type LogAppender } from '../../session/queued-append/log-appender.js';
 import type { ChatRecord } from '../../session/records.js';
 import type { SessionLock } from '../../session/session-lock.js';
 import type { AppendOptions, SessionRef, WriterLease } from '../session-store.js';
 
 export class JsonlLease implements WriterLease {
-  private writer: SessionWriter | null = null;
+  private writer: LogAppender | null = null;
   private released = false;
 
   constructor(
@@ -22,6 +24,7 @@ export class JsonlLease implements WriterLease {
     readonly holder: ActiveWriter,
     private readonly lock: SessionLock,
     private readonly faultHook: WriteFaultHook | undefined,
+    private readonly appendMode: AppendMode = 'sync',
   ) {}
 
   private get path(): string {
@@ -35,7 +38,7 @@ export class JsonlLease implements WriterLease {
     this.checkHeld();
   }
 
-  /** Synchronous, so an append still reaches the kernel before append() first yields. */
+  /** Synchronous, so in `sync` mode an append still reaches the kernel before append() first yields. */
   private checkHeld(): void {
     if (this.released) throw new Error(`internal: lease of ${this.path} checked after it was released`);
     if (this.lost) throw this.lost;
@@ -64,13 +67,13 @@ export class JsonlLease implements WriterLease {
     // A writer whose lock was taken away must not write behind the new writer's back.
     this.checkHeld();
     const creating = this.writer === null && !existsSync(this.path);
-    this.writer ??= SessionWriter.open(this.path, { create: creating, ...(this.faultHook ? { faultHook: this.faultHook } : {}) });
+    this.writer ??= openLogAppender(this.path, { create: creating, mode: this.appendMode, faultHook: this.faultHook });
     try {
-      this.writer.append(record, { durable: options.durable });
+      await this.writer.append(record, { durable: options.durable });
     } catch (error) {
       // A new session whose very first write failed (disk full) must not leave an empty
       // log behind: the same --session-id could never be used again.
-      if (creating) this.discardEmptyLog();
+      if (creating) await this.discardEmptyLog();
       throw error;
     }
   }
@@ -92,9 +95,10 @@ export class JsonlLease implements WriterLease {
     createLogWhole(this.path, records);
   }
 
-  private discardEmptyLog(): void {
-    this.writer?.close();
+  private async discardEmptyLog(): Promise<void> {
+    const writer = this.writer;
     this.writer = null;
+    await writer?.close().catch(() => undefined);
     try {
       if (statSync(this.path).size === 0) unlinkSync(this.path);
     } catch {
@@ -106,7 +110,7 @@ export class JsonlLease implements WriterLease {
     if (this.released) return;
     this.released = true;
     try {
-      this.writer?.close();
+      await this.writer?.close();
     } finally {
       this.writer = null;
       this.lock.release();

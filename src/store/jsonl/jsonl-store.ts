@@ -14,6 +14,7 @@ import type { ActiveWriter } from '../../session/active-writer.js';
 import { readSessionLog } from '../../session/log-reader.js';
 import type { ReadResult } from '../session-reads.js';
 import type { WriteFaultHook } from '../../session/log-writer.js';
+import type { AppendMode } from '../../session/queued-append/log-appender.js';
 import { outlineReader, type HistoryReadOptions, type OutlineParallel, type SessionOutline } from '../../session/outline/history-reader.js';
 import { acquireSessionLock, lockHolder, processStartTime } from '../../session/session-lock.js';
 import {
@@ -44,6 +45,8 @@ export interface JsonlStoreOptions {
   outline?: OutlineParallel | false;
   /** False: the outline pass parses every line instead of scanning ordinary record lines (MEND_OUTLINE_SCAN=0). */
   outlineScan?: boolean;
+  /** How leases append: `sync` (default) or `queued` (I/O on the thread pool, for the daemon; src/session/queued-append). */
+  appendMode?: AppendMode;
   /**
    * Plan checkpoints (src/runtime/checkpoint) in `<home>/cache/checkpoints`, for every log
    * this store reads (its own and other writers' logs opened by path); `note` gets why one
@@ -205,7 +208,7 @@ export class JsonlSessionStore implements SessionStore {
     this.warnAboutOpenFolders(ref);
     const since = (this.options.now ?? (() => new Date().toISOString()))();
     const lock = acquireSessionLock(ref.location, { pid: who.pid, startTime: processStartTime(who.pid), host: who.host, since });
-    return new JsonlLease(ref, { store: 'jsonl', host: who.host, pid: who.pid, since }, lock, this.options.faultHook);
+    return new JsonlLease(ref, { store: 'jsonl', host: who.host, pid: who.pid, since }, lock, this.options.faultHook, this.options.appendMode);
   }
 
   async close(): Promise<void> {}

@@ -57,7 +57,8 @@ async function shiftTabThroughATurn(store?: SessionStore): Promise<void> {
     records.forEach((r, i) => expect(r.parentUuid, `parent of record ${i}`).toBe(i === 0 ? null : records[i - 1]!.uuid));
 
     const { plan } = await loadAndPlan(tui.deps.store, ref, false, null);
-    expect(plan.kind).toBe('clean');
+    const tail = records.slice(-4).map((r) => `${r.type}${r.subtype ? `/${r.subtype}` : ''}`);
+    expect(plan.kind, `the log ends ${tail.join(', ')}; the TUI shows ${JSON.stringify(tui.frame().slice(-400))}`).toBe('clean');
     const answered = plan.apiHistory.flatMap((c) => c.parts).filter((p) => p.functionResponse);
     expect(answered.map((p) => p.functionResponse!.id)).toEqual(calls.map((c) => c.id));
     expect(answered.every((p) => !('error' in (p.functionResponse!.response ?? {})))).toBe(true);

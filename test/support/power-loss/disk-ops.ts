@@ -26,6 +26,8 @@ export interface Barrier {
   kind: 'stdout' | 'socket' | 'tool_start';
   /** The first bytes of what was sent, or the tool's command line. */
   what: string;
+  /** All that a socket write sent (for which records it reveals, see state-checks.ts). */
+  text?: string;
 }
 
 export interface InitialEntry {
@@ -229,7 +231,7 @@ export function diskTrace(calls: readonly Syscall[], sandbox: string, cwd: strin
             // An SSE write may carry several events: name them all.
             const events = [...text.matchAll(/^event: (\w+)/gm)].map((m) => m[1]);
             const what = events.length > 0 ? `SSE ${events.join(',')}` : text.slice(0, 120);
-            barriers.push({ at: c.entry, kind: fd === 1 && !isSocket ? 'stdout' : 'socket', what });
+            barriers.push(isSocket ? { at: c.entry, kind: 'socket', what, text } : { at: c.entry, kind: 'stdout', what });
           }
           break;
         }

@@ -51,6 +51,7 @@ export interface PowerLossReport {
 
 interface WrittenRecord {
   at: number;
+  ino: number;
   path: string;
   uuid: string;
   record: Record<string, unknown>;
@@ -69,7 +70,7 @@ export function recordsWritten(trace: DiskTrace, isLog: (path: string) => boolea
     const complete = text.slice(0, -1);
     for (let n = lines.get(ino) ?? 0; n < complete.length; n++) {
       const record = parseRecord(complete[n]!);
-      if (record) out.push({ at, path, uuid: String(record['uuid']), record });
+      if (record) out.push({ at, ino, path, uuid: String(record['uuid']), record });
     }
     lines.set(ino, complete.length);
   };
@@ -113,6 +114,7 @@ export interface CheckOptions {
 export async function checkPowerLoss(trace: DiskTrace, options: CheckOptions): Promise<PowerLossReport> {
   const durable = durableFrom(trace);
   const written = recordsWritten(trace, options.isLog);
+  const syncedAt = syncedAtOf(trace);
   const violations: Violation[] = [];
   const cuts = [...new Set([...trace.ops.map((op) => op.at), ...trace.barriers.map((b) => b.at)])].sort((a, b) => a - b);
 
@@ -153,7 +155,7 @@ export async function checkPowerLoss(trace: DiskTrace, options: CheckOptions): P
   try {
     for (const state of candidates) {
       const barrier = lastBarrierBefore(trace, state.cutAt);
-      const required = barrier ? written.filter((w) => w.at < barrier.at) : [];
+      const required = barrier ? written.filter((w) => w.at < barrier.at && acknowledges(barrier, w, syncedAt(w))) : [];
       const present = new Map<string, Set<string>>();
       const uuidsIn = (path: string) => {
         let set = present.get(path);
@@ -220,6 +222,34 @@ export async function checkPowerLoss(trace: DiskTrace, options: CheckOptions): P
     degraded,
     violations,
   };
+}
+
+/** When a written record became durable: the end of the first fsync of its file after the write (Infinity: never). */
+function syncedAtOf(trace: DiskTrace): (w: WrittenRecord) => number {
+  const syncs = new Map<number | string, number[]>();
+  for (const op of trace.ops) if (op.t === 'fsync') (syncs.get(op.ino) ?? syncs.set(op.ino, []).get(op.ino)!).push(op.at);
+  return (w) => syncs.get(w.ino)?.find((at) => at > w.at) ?? Infinity;
+}
+
+/**
+ * Whether a barrier counts as acknowledging a record written before it. A tool start and
+ * stdout (one session per process, every front end but the daemon) acknowledge every
+ * record written before them: the strictest reading, which a writer that syncs each
+ * record before it returns always meets. A socket message of a process that serves many
+ * sessions goes out while other records are on their way to disk (the daemon's queued
+ * writer: written, fsync pending on the thread pool): one sent before such a record's
+ * fsync returned acknowledges it only if it reveals it, by naming its uuid (every event
+ * of an assistant message or a tool result carries the record's uuid) or, for a user
+ * record, by echoing its prompt text. Once the fsync returned, every later message
+ * acknowledges the record, as before.
+ */
+export function acknowledges(barrier: DiskTrace['barriers'][number], w: WrittenRecord, syncedAt: number): boolean {
+  if (barrier.kind !== 'socket' || syncedAt < barrier.at) return true;
+  const text = barrier.text ?? '';
+  if (text.includes(JSON.stringify(w.uuid))) return true;
+  if (w.record['type'] !== 'user') return false;
+  const parts = ((w.record['message'] as { parts?: Array<{ text?: unknown }> } | undefined)?.parts ?? []).filter((p) => typeof p.text === 'string');
+  return parts.some((p) => text.includes(`"text":${JSON.stringify(p.text)}`));
 }
 
 function lastBarrierBefore(trace: DiskTrace, cutAt: number) {

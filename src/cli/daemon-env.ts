@@ -1,0 +1,39 @@
+/**
+ * How `mend serve` keeps its one event loop free for many sessions, from the
+ * environment (read only here, in the composition root). Each is an optimisation with
+ * the simple path as its oracle and off switch; every other command serves one session
+ * and keeps the simple paths whatever the variables say.
+ *
+ * - MEND_APPEND_MODE=queued (default) | sync: durable appends on libuv's thread pool
+ *   with one fsync per batch (src/session/queued-append), or a write + fsync on the
+ *   event loop as before.
+ * - MEND_SHELL_WORKERS=N (default 2) | 0: foreground shell commands start on N worker
+ *   threads (src/tools/shell-run), or inline as before.
+ *
+ * libuv's thread pool (4 threads unless UV_THREADPOOL_SIZE says otherwise) is started by
+ * node's module loader before this code runs, so its size is the environment's to set.
+ */
+import { APPEND_MODES, type AppendMode } from '../session/queued-append/log-appender.js';
+
+export const DEFAULT_SHELL_WORKERS = 2;
+const MAX_SHELL_WORKERS = 16;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export function daemonAppendMode(env: Env, note: (message: string) => void): AppendMode {
+  const value = env['MEND_APPEND_MODE'];
+  if (value === undefined || value === '') return 'queued';
+  if ((APPEND_MODES as readonly string[]).includes(value)) return value as AppendMode;
+  note(`ignoring MEND_APPEND_MODE=${value}: use ${APPEND_MODES.join(' or ')}`);
+  return 'queued';
+}
+
+/** Worker threads for shell commands; 0: inline. */
+export function daemonShellWorkers(env: Env, note: (message: string) => void): number {
+  const value = env['MEND_SHELL_WORKERS'];
+  if (value === undefined || value === '') return DEFAULT_SHELL_WORKERS;
+  const n = Number(value);
+  if (Number.isInteger(n) && n >= 0 && n <= MAX_SHELL_WORKERS) return n;
+  note(`ignoring MEND_SHELL_WORKERS=${value}: use a whole number from 0 to ${MAX_SHELL_WORKERS}`);
+  return DEFAULT_SHELL_WORKERS;
+}
