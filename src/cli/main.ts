@@ -16,6 +16,7 @@ import { buildSystemPrompt, type FrontEndKind } from '../engine/system-prompt.js
 import { toolSessionContext } from '../tools/tool-context.js';
 import { DEFAULT_TOOL_ENV_POLICY } from '../tools/tool-env.js';
 import { openStore, storeSpec } from '../store/open-store.js';
+import { settledCheckpointWrites } from '../runtime/checkpoint/plan-checkpoints.js';
 import { ForeignSourcesStore } from '../store/foreign-sources.js';
 import { foreignHomesFromEnv } from './foreign-homes-env.js';
 import type { SessionStore } from '../store/session-store.js';
@@ -139,6 +140,15 @@ export async function composeStore(io: MainIo, flag: string | undefined, private
     ...checkpointOption(checkpointsFromEnv(io.env, (line) => io.stderr.write(`mend[debug]: ${line}\n`))),
     ...(appendMode !== undefined ? { appendMode } : {}),
   });
+}
+
+/**
+ * Plan checkpoint writes run after the plan is handed back; a database store needs its
+ * connections for them, so they end before it closes (a file store's end with the process).
+ */
+async function closeStore(store: SessionStore): Promise<void> {
+  await settledCheckpointWrites();
+  await store.close();
 }
 
 function checkpointOption(checkpoints: ReturnType<typeof checkpointsFromEnv>): { checkpoints?: NonNullable<ReturnType<typeof checkpointsFromEnv>> } {
@@ -268,7 +278,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
       const { storeCommand } = await import('./store-command.js');
       return done(await storeCommand(parsed as Parameters<typeof storeCommand>[0], commandIo));
     } finally {
-      await composed.store.close();
+      await closeStore(composed.store);
     }
   }
 
@@ -305,7 +315,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
       } finally {
         await shells?.close();
         killAllServerGroups();
-        await host.runtime.store.close();
+        await closeStore(host.runtime.store);
       }
     });
   }
@@ -347,7 +357,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
       } finally {
         killAllServerGroups();
         debugFile?.end();
-        await host.runtime.store.close();
+        await closeStore(host.runtime.store);
         if (privateHome !== undefined) rmSync(privateHome, { recursive: true, force: true });
       }
     },

@@ -85,8 +85,8 @@ export async function loadPlanAndFacts(
   return { planned, facts: outlineFacts(outline) };
 }
 
-/** Largest log a refresh reads whole to make its first checkpoint (a new session's). */
-const REFRESH_FULL_PASS_BYTES = 2 * 1024 * 1024;
+/** Largest log (bytes of a file, rows of a database) a refresh reads whole to make its first checkpoint (a new session's). */
+const REFRESH_FULL_PASS = { bytes: 2 * 1024 * 1024, rows: 4000 };
 
 /**
  * Brings the plan checkpoint of the session's log up to date (after a turn appended to it);
@@ -95,7 +95,7 @@ const REFRESH_FULL_PASS_BYTES = 2 * 1024 * 1024;
 export async function refreshPlanCheckpoint(store: SessionStore, ref: SessionRef): Promise<void> {
   const slot = store.checkpointSlot?.(ref) ?? null;
   if (slot === null) return;
-  await refreshCheckpoint({ slot, build: buildOptionsFor(ref), options: {}, activeWriter: null, originOf: originOfOutline }, REFRESH_FULL_PASS_BYTES);
+  await refreshCheckpoint({ slot, build: buildOptionsFor(ref), options: {}, activeWriter: null, originOf: originOfOutline }, REFRESH_FULL_PASS);
 }
 
 function originOfOutline(outline: SessionOutline): SessionOrigin | undefined {

@@ -24,7 +24,7 @@ import { wholeOutline, type SessionOutline } from '../session/outline/history-re
 import { isSessionId } from '../session/session-paths.js';
 import type {
   LogListing,
-  PlanCheckpointSlot,
+  CheckpointSlot,
   ProjectScope,
   SessionListing,
   SessionRef,
@@ -159,7 +159,7 @@ export class ForeignSourcesStore implements SessionStore {
     return (await readForeignFile(ref.location, ref.foreign.agent)).read;
   }
 
-  checkpointSlot(ref: SessionRef): PlanCheckpointSlot | null {
+  checkpointSlot(ref: SessionRef): CheckpointSlot | null {
     return ref.foreign ? null : (this.inner.checkpointSlot?.(ref) ?? null);
   }
 

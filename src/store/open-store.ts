@@ -30,7 +30,7 @@ export interface OpenStoreOptions {
   outlineScan?: boolean;
   /** How the JSONL store's leases append (JsonlStoreOptions.appendMode); PostgreSQL commits are awaited either way. */
   appendMode?: AppendMode;
-  /** Plan checkpoints in the JSONL store's cache (JsonlStoreOptions.checkpoints); off when absent. */
+  /** Plan checkpoints: in the JSONL store's cache (JsonlStoreOptions.checkpoints), in PostgreSQL rows (PostgresStoreOptions.checkpoints); off when absent. */
   checkpoints?: { note?: ((message: string) => void) | undefined };
 }
 
@@ -57,7 +57,12 @@ export async function openStore(spec: string, env: Env, options: OpenStoreOption
     // Imported only for a PostgreSQL store: `pg` and its helpers are ~15 modules every
     // JSONL start-up would otherwise load (start-up to system/init).
     const { PostgresSessionStore } = await import('./postgres/pg-store.js');
-    return new PostgresSessionStore({ spec, env, ...(options.tuning ? { tuning: options.tuning } : {}) });
+    return new PostgresSessionStore({
+      spec,
+      env,
+      ...(options.tuning ? { tuning: options.tuning } : {}),
+      ...(options.checkpoints !== undefined ? { checkpoints: options.checkpoints } : {}),
+    });
   }
   throw new MendError('usage', `Unknown session store ${JSON.stringify(redactUrl(spec))}: use jsonl or a postgres:// URL`, { spec: redactUrl(spec) });
 }

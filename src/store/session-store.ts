@@ -92,6 +92,7 @@ export interface LogListing {
 
 /** A session log and the cache file of its plan checkpoint (SessionStore.checkpointSlot). */
 export interface PlanCheckpointSlot {
+  readonly kind?: 'file';
   /** The log, read but never written. */
   path: string;
   /** Its checkpoint, in mend's own cache (never beside the log). */
@@ -101,6 +102,65 @@ export interface PlanCheckpointSlot {
   /** Where a checkpoint that is not used says why (a debug log), if anywhere. */
   note?: ((message: string) => void) | undefined;
 }
+
+/**
+ * A session kept as rows (PostgreSQL) and the row of its plan checkpoint
+ * (SessionStore.checkpointSlot): what the checkpoint wing (src/runtime/checkpoint) reads and
+ * writes through, never SQL. Seqs are dense, 1..lastSeq; the outlines count positions so that
+ * seq `from` is line 1 (a whole read: line = seq).
+ */
+export interface RowCheckpointSlot {
+  readonly kind: 'rows';
+  /** The session, for notes. */
+  readonly label: string;
+  /**
+   * The stored checkpoint of this summary version, once the store checked that it is whole
+   * (its CRC) and still describes the session's rows (identity); else why not, with the
+   * session's last seq when known (null: no such session, or not known). Never writes.
+   */
+  read(version: number): Promise<StoredRowCheckpoint | { missing: true; lastSeq: number | null } | { unusable: string; lastSeq: number | null }>;
+  /**
+   * The session's rows as the plain read gives them (throws what `read` throws), with its
+   * last seq and the change count a checkpoint of them is written under (null: none can be).
+   */
+  readAll(): Promise<{ outline: SessionOutline; lastSeq: number; changes: number | null }>;
+  /** Rows `from`..`to` (seqs) as an outline whose line 1 is seq `from`. Never writes. */
+  readRows(from: number, to: number): Promise<SessionOutline>;
+  /**
+   * Stores the checkpoint (replacing the session's previous one) when the rows it names are
+   * still there and nothing changed them since `changes` was read. False when it was not
+   * written for that reason; throws when the write failed (a read-only user, a lost server).
+   */
+  write(checkpoint: RowCheckpointWrite): Promise<boolean>;
+  /** Where a checkpoint that is not used says why (a debug log), if anywhere. */
+  note?: ((message: string) => void) | undefined;
+}
+
+/** A checkpoint row the store found whole and matching the session's rows. */
+export interface StoredRowCheckpoint {
+  /** The window starts at this seq; the rows before it are the summarised prefix. */
+  cutSeq: number;
+  /** The last seq the checkpoint was made from, and the session's last seq now (>= it). */
+  coveredSeq: number;
+  lastSeq: number;
+  /** The change count it was made under (equal to the session's now). */
+  changes: number;
+  /** What the checkpoint wing stored: its text and its uuid filter's bits. */
+  body: string;
+  bloom: Uint8Array;
+}
+
+export interface RowCheckpointWrite {
+  version: number;
+  cutSeq: number;
+  coveredSeq: number;
+  changes: number;
+  body: string;
+  bloom: Uint8Array;
+}
+
+/** Where a store keeps the plan checkpoint of a session: a cache file beside nothing, or a row. */
+export type CheckpointSlot = PlanCheckpointSlot | RowCheckpointSlot;
 
 export interface ProjectScope {
   /** Real path of the project root. */
@@ -141,11 +201,12 @@ export interface SessionStore {
    */
   readOutline(ref: SessionRef): Promise<SessionOutline>;
   /**
-   * Optional (a file store with plan checkpoints on): where the checkpoint of the plan of a
-   * session's log lives in mend's cache (src/runtime/checkpoint), or null for a log that
-   * has none (another agent's format, checkpoints off). Never writes.
+   * Optional (a store with plan checkpoints on): where the checkpoint of the plan of a
+   * session lives (src/runtime/checkpoint): a file in mend's cache for a log, a row for a
+   * PostgreSQL session; null for one that has none (another agent's format, checkpoints
+   * off). Never writes.
    */
-  checkpointSlot?(ref: SessionRef): PlanCheckpointSlot | null;
+  checkpointSlot?(ref: SessionRef): CheckpointSlot | null;
   /** The live holder of the writer lease, or null. Never writes. */
   activeWriter(ref: SessionRef): Promise<ActiveWriter | null>;
   /** Takes the single-writer lease; a live holder is refused with session_locked naming it. */

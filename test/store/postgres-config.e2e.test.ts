@@ -129,9 +129,9 @@ await describePostgres('PostgreSQL store against the real server', () => {
     const admin = new URL(db.url);
     const env = { PGHOST: admin.hostname, PGPORT: admin.port || '5432', PGUSER: decodeURIComponent(admin.username) || 'root', PGDATABASE: db.name };
     const store = await openStore('postgres', env);
-    expect((await migrateStore(store)).applied).toEqual([1]);
+    expect((await migrateStore(store)).applied).toEqual([1, 2]);
     expect((await migrateStore(store)).applied).toEqual([]);
-    expect(await (store as PostgresSessionStore).schemaVersion()).toBe(1);
+    expect(await (store as PostgresSessionStore).schemaVersion()).toBe(2);
     expect(await store.list({ projectRoot: '/w', cwd: '/w' })).toEqual([]);
     await store.close();
   });

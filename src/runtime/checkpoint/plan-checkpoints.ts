@@ -14,28 +14,31 @@
  * (no checkpoint, another version, a torn one, a log replaced, truncated, rewritten or
  * appended in a way the window cannot join) is a full pass with a note. The switch:
  * MEND_CHECKPOINTS=0 (read in src/cli), which gives the store no checkpoint slots.
+ *
+ * A PostgreSQL session's checkpoint is a row (row-checkpoints.ts): the same summary and
+ * join, cut at a seq instead of a byte offset, its identity checked by the store.
  */
 import { stat } from 'node:fs/promises';
-import type { SessionOrigin } from '../../session/conversation.js';
-import type { BuildOptions, LoadedChain } from '../../session/conversation-loader.js';
+import type { LoadedChain } from '../../session/conversation-loader.js';
 import { outlineReader, type SessionOutline } from '../../session/outline/history-reader.js';
-import type { BuildPlanInput } from '../../recovery/plan-types.js';
-import type { PlanCheckpointSlot } from '../../store/session-store.js';
-import { planFromOutline, type OutlinePlan, type PrefixJoin } from '../outline-plan.js';
+import type { CheckpointSlot, PlanCheckpointSlot, RowCheckpointSlot } from '../../store/session-store.js';
+import { planFromOutline, type OutlinePlan } from '../outline-plan.js';
 import { readCheckpointBloom, readCheckpointHeader, writeCheckpoint, type CheckpointHeader } from './checkpoint-file.js';
 import { bytesFromLine, identifyLog, lineOffset, openIdentified, statLog } from './log-identity.js';
-import { cutOf, factsOf, planWindow, summarize, type ChainView, type LogFacts, type PlanWindow } from './prefix-summary.js';
+import { cutOf, factsOf, planWindow, summarize, type ChainView, type LogFacts } from './prefix-summary.js';
+import { planRows, refreshRows } from './row-checkpoints.js';
 import type { UuidBloom } from './uuid-bloom.js';
+import { alone, later, now, planner, snapshot, type CheckpointPlanInput, type PlannedLog, type Writing } from './window-planning.js';
 
-export type { PlanCheckpointSlot };
+export type { CheckpointSlot, PlanCheckpointSlot };
+export type { CheckpointPlanInput, PlannedLog };
+export { settledCheckpointWrites } from './window-planning.js';
 
-export interface CheckpointPlanInput {
-  slot: PlanCheckpointSlot;
-  build: BuildOptions;
-  options: BuildPlanInput['options'];
-  activeWriter: BuildPlanInput['activeWriter'];
-  /** The origin loadPlanHead gives a log (its first record's import provenance). */
-  originOf: (outline: SessionOutline) => SessionOrigin | undefined;
+/** A plan through a log's checkpoint file. */
+type FileInput = CheckpointPlanInput<PlanCheckpointSlot>;
+
+function isRows(input: CheckpointPlanInput): input is CheckpointPlanInput<RowCheckpointSlot> {
+  return input.slot.kind === 'rows';
 }
 
 /**
@@ -49,6 +52,12 @@ export async function planWithCheckpoint(input: CheckpointPlanInput): Promise<Ou
 
 /** The plan and what a session listing shows of the log (planWithCheckpoint's, with its facts). */
 export async function planAndFacts(input: CheckpointPlanInput): Promise<PlannedLog> {
+  // A session kept as rows (PostgreSQL): its checkpoint is a row (row-checkpoints.ts).
+  if (isRows(input)) return planRows(input, later);
+  return planFile(input as FileInput);
+}
+
+async function planFile(input: FileInput): Promise<PlannedLog> {
   const { slot } = input;
   const note = (message: string): void => slot.note?.(`plan checkpoint of ${slot.path}: ${message}`);
   const read = await readCheckpointHeader(slot.cacheFile);
@@ -59,11 +68,6 @@ export async function planAndFacts(input: CheckpointPlanInput): Promise<PlannedL
     if (warm !== null) return warm;
   } else if ('damaged' in read) note(`not used (${read.damaged}); reading the whole log`);
   return fullPass(input, note, later);
-}
-
-export interface PlannedLog {
-  planned: OutlinePlan;
-  facts: LogFacts;
 }
 
 export type { LogFacts };
@@ -84,7 +88,7 @@ const RACY_MS = 2000;
  * the log is the same length with the same modification and change times (not racily
  * close to when the checkpoint was made), nobody holds its lease and the options match.
  */
-async function keptResult(input: CheckpointPlanInput, header: CheckpointHeader): Promise<PlannedLog | null> {
+async function keptResult(input: FileInput, header: CheckpointHeader): Promise<PlannedLog | null> {
   const kept = header.result;
   if (kept === null || input.activeWriter !== null || kept.allowAutoContinue !== (input.options?.allowAutoContinue === true)) return null;
   const log = header.log;
@@ -108,30 +112,18 @@ function isRacy(madeAtMs: number, mtimeNs: string, ctimeNs: string): boolean {
   return madeAtMs - changedMs < RACY_MS;
 }
 
-/** How a checkpoint write is run: now (awaited) or after the plan is handed back. */
-type Writing = (write: () => Promise<void>) => Promise<void>;
-
-const pending = new Set<Promise<void>>();
-const now: Writing = (write) => write();
-const later: Writing = (write) => {
-  const done = new Promise<void>((resolve) => setImmediate(resolve)).then(write);
-  pending.add(done);
-  void done.finally(() => pending.delete(done));
-  return Promise.resolve();
-};
-
-/** Resolves once every checkpoint write started so far has ended (written or not). */
-export async function settledCheckpointWrites(): Promise<void> {
-  while (pending.size > 0) await Promise.allSettled([...pending]);
-}
-
 /**
  * Brings the log's checkpoint up to date after a turn appended to it (SessionRuntime, off
  * the turn's path): through the current checkpoint when one matches, else by a full pass
  * only for a log of at most `fullPassBytes` (a new session gets its checkpoint early; a
  * long log without one waits for the next read). Never throws: it is a cache.
  */
-export async function refreshCheckpoint(input: CheckpointPlanInput, fullPassBytes: number): Promise<void> {
+export async function refreshCheckpoint(input: CheckpointPlanInput, fullPass: { bytes: number; rows: number }): Promise<void> {
+  if (isRows(input)) return refreshRows(input, fullPass.rows);
+  await refreshFile(input as FileInput, fullPass.bytes);
+}
+
+async function refreshFile(input: FileInput, fullPassBytes: number): Promise<void> {
   const { slot } = input;
   const note = (message: string): void => slot.note?.(`plan checkpoint of ${slot.path}: ${message}`);
   try {
@@ -144,20 +136,8 @@ export async function refreshCheckpoint(input: CheckpointPlanInput, fullPassByte
   }
 }
 
-/** A plan over the outline that also hands over the chain it was built on. */
-function planner(input: CheckpointPlanInput, seen: (chain: LoadedChain) => void): PlanWindow {
-  return (outline, join) =>
-    planFromOutline(outline, input.build, input.options, input.activeWriter, (window, source) => {
-      seen(window);
-      return join(window, source);
-    });
-}
-
-/** A join that changes nothing: the log is its own window. */
-const alone: PrefixJoin = (window) => ({ loaded: window.loaded, before: { repairs: [], entries: 0 }, cwd: null });
-
 async function fromCheckpoint(
-  input: CheckpointPlanInput,
+  input: FileInput,
   header: CheckpointHeader,
   note: (message: string) => void,
   writing: Writing,
@@ -219,7 +199,7 @@ async function fromCheckpoint(
   return result;
 }
 
-async function fullPass(input: CheckpointPlanInput, note: (message: string) => void, writing: Writing): Promise<PlannedLog> {
+async function fullPass(input: FileInput, note: (message: string) => void, writing: Writing): Promise<PlannedLog> {
   const { slot } = input;
   const outline = await outlineReader.read(slot.path, slot.readOptions);
   const seen: { chain: LoadedChain | null } = { chain: null };
@@ -245,7 +225,7 @@ async function fullPass(input: CheckpointPlanInput, note: (message: string) => v
 
 /** Summarises the log up to `bytes` and writes its checkpoint; a failure only leaves no (new) checkpoint. */
 async function store(
-  input: CheckpointPlanInput,
+  input: FileInput,
   note: (message: string) => void,
   whole: PlannedLog,
   wholeReadDiagnostics: number,
@@ -287,8 +267,4 @@ async function store(
   } catch (error) {
     note(`no checkpoint written (${(error as Error).message})`);
   }
-}
-
-function snapshot<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
 }

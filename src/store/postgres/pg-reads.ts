@@ -40,11 +40,16 @@ function toRow(raw: unknown[]): Row {
   return { position: row.seq, text: row.record };
 }
 
-async function* recordRows(client: pg.ClientBase, sessionId: string, lastSeq: number, batch: number): AsyncGenerator<Row> {
+async function* recordRows(client: pg.ClientBase, sessionId: string, lastSeq: number, batch: number, first = 1): AsyncGenerator<Row> {
+  // Positions count from `first` (line 1): a whole read's are its seqs.
+  const shift = first - 1;
   const fetch = async (after: number): Promise<Row[]> =>
-    (await client.query<unknown[]>({ text: BATCH, values: [sessionId, after, after + batch], rowMode: 'array' })).rows.map(toRow);
-  let pending: Promise<Row[]> | null = lastSeq > 0 ? fetch(0) : null;
-  for (let after = 0; pending !== null; after += batch) {
+    (await client.query<unknown[]>({ text: BATCH, values: [sessionId, after, Math.min(after + batch, lastSeq)], rowMode: 'array' })).rows.map((raw) => {
+      const row = toRow(raw);
+      return shift === 0 ? row : { position: row.position - shift, text: row.text };
+    });
+  let pending: Promise<Row[]> | null = lastSeq > shift ? fetch(shift) : null;
+  for (let after = shift; pending !== null; after += batch) {
     const rows = await pending;
     pending = after + batch < lastSeq ? fetch(after + batch) : null;
     // Keep the prefetch from becoming an unhandled rejection while this batch is consumed.
@@ -55,6 +60,11 @@ async function* recordRows(client: pg.ClientBase, sessionId: string, lastSeq: nu
 
 export function readSessionRows(client: pg.ClientBase, session: SessionRow, batch = READ_BATCH): Promise<ReadResult> {
   return readRecordLines(recordRows(client, session.session_id, session.last_seq, batch));
+}
+
+/** Rows `first`..`last` of a session, read like readSessionRows with seq `first` as position 1. */
+export function readSessionRange(client: pg.ClientBase, sessionId: string, first: number, last: number, batch = READ_BATCH): Promise<ReadResult> {
+  return readRecordLines(recordRows(client, sessionId, last, batch, first));
 }
 
 /** The raw lines of a session in seq order, exactly as stored (for export). */

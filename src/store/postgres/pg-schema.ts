@@ -12,6 +12,15 @@
  *   (session_id, seq) is unique and seq counts 1, 2, 3 … per session.
  * - leases: one row per session that was ever leased; `epoch` only grows (the
  *   fencing token), so a row is never deleted.
+ * - plan_checkpoints (2): one row per session, a cache of what its plan needs from
+ *   the rows before a cut (src/runtime/checkpoint, pg-checkpoints.ts). Any read may
+ *   write it; nothing requires it; deleting every row of it loses nothing.
+ * - record_changes (2): how many statements ever updated or deleted a session's
+ *   records (session '' counts TRUNCATEs). Records are append-only, so this stays
+ *   empty unless someone bypassed the append-only trigger; a checkpoint is valid
+ *   only for the count it was written under. Its triggers fire even for a replica
+ *   (ENABLE ALWAYS) and cost an append nothing (they fire on UPDATE, DELETE and
+ *   TRUNCATE only).
  */
 export const SCHEMA = 'mend';
 
@@ -66,6 +75,60 @@ export const MIGRATIONS: readonly Migration[] = [
       END $$;
       CREATE TRIGGER records_append_only BEFORE UPDATE OR DELETE ON mend.records
         FOR EACH ROW EXECUTE FUNCTION mend.refuse_record_change();
+    `,
+  },
+  {
+    version: 2,
+    name: 'plan checkpoints',
+    sql: `
+      CREATE TABLE mend.plan_checkpoints (
+        session_id  text PRIMARY KEY,
+        version     integer NOT NULL,
+        cut_seq     bigint NOT NULL CHECK (cut_seq >= 1),
+        covered_seq bigint NOT NULL CHECK (covered_seq >= cut_seq),
+        head_to     bigint NOT NULL CHECK (head_to >= 0),
+        tail_from   bigint NOT NULL CHECK (tail_from >= 1),
+        changes     bigint NOT NULL,
+        head_hash   text NOT NULL,
+        tail_hash   text NOT NULL,
+        body        text NOT NULL,
+        bloom       bytea NOT NULL,
+        crc         bigint NOT NULL,
+        written_at  timestamptz NOT NULL DEFAULT now()
+      );
+
+      CREATE TABLE mend.record_changes (
+        session_id text PRIMARY KEY,
+        changes    bigint NOT NULL CHECK (changes >= 1)
+      );
+
+      CREATE FUNCTION mend.count_record_changes() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'UPDATE' THEN
+          INSERT INTO mend.record_changes AS c (session_id, changes)
+            SELECT session_id, 1 FROM (SELECT session_id FROM old_rows UNION SELECT session_id FROM new_rows) s
+            ON CONFLICT (session_id) DO UPDATE SET changes = c.changes + 1;
+        ELSIF TG_OP = 'DELETE' THEN
+          INSERT INTO mend.record_changes AS c (session_id, changes)
+            SELECT DISTINCT session_id, 1 FROM old_rows
+            ON CONFLICT (session_id) DO UPDATE SET changes = c.changes + 1;
+        ELSE
+          INSERT INTO mend.record_changes AS c (session_id, changes) VALUES ('', 1)
+            ON CONFLICT (session_id) DO UPDATE SET changes = c.changes + 1;
+        END IF;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER records_updated AFTER UPDATE ON mend.records
+        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION mend.count_record_changes();
+      CREATE TRIGGER records_deleted AFTER DELETE ON mend.records
+        REFERENCING OLD TABLE AS old_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION mend.count_record_changes();
+      CREATE TRIGGER records_truncated AFTER TRUNCATE ON mend.records
+        FOR EACH STATEMENT EXECUTE FUNCTION mend.count_record_changes();
+      ALTER TABLE mend.records ENABLE ALWAYS TRIGGER records_updated;
+      ALTER TABLE mend.records ENABLE ALWAYS TRIGGER records_deleted;
+      ALTER TABLE mend.records ENABLE ALWAYS TRIGGER records_truncated;
     `,
   },
 ];

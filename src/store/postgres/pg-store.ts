@@ -12,15 +12,27 @@ import type { ActiveWriter } from '../../session/active-writer.js';
 import { wholeOutline, type SessionOutline } from '../../session/outline/history-reader.js';
 import type { ReadResult } from '../session-reads.js';
 import { canonicalSessionId, isSessionId } from '../../session/session-ids.js';
-import type { ProjectScope, SessionListing, SessionRef, SessionStore, WriterIdentity, WriterLease } from '../session-store.js';
+import type {
+  ProjectScope,
+  RowCheckpointSlot,
+  SessionListing,
+  SessionRef,
+  SessionStore,
+  WriterIdentity,
+  WriterLease,
+} from '../session-store.js';
+import { readCheckpointRow, SESSION_CHANGES, writeCheckpointRow } from './pg-checkpoints.js';
 import { DEFAULT_TUNING, describeTarget, resolvePgTarget, type Env, type PgTarget, type PgTuning } from './pg-config.js';
 import { PgDatabase } from './pg-database.js';
 import { readError, writeError } from './pg-errors.js';
 import { PostgresLease } from './pg-lease.js';
 import type { MigrationResult } from './pg-migrate.js';
-import { latestSessionRow, leaseHolder, listSessionRows, type LeaseHolder, readSessionRows, sessionLines, sessionRow } from './pg-reads.js';
+import { latestSessionRow, leaseHolder, listSessionRows, type LeaseHolder, readSessionRange, readSessionRows, sessionLines, sessionRow } from './pg-reads.js';
 import { NEXT_SEQ, TAKE_LEASE, TRY_LOCK, WRITER_SETTINGS } from './pg-sql.js';
 import { z } from 'zod';
+
+/** The schema version that added mend.plan_checkpoints (pg-schema.ts). */
+const CHECKPOINTS_SINCE = 2;
 
 export interface PostgresStoreOptions {
   /** `postgres://…` or `postgres` (everything from PG* variables). */
@@ -30,9 +42,15 @@ export interface PostgresStoreOptions {
   tuning?: Partial<PgTuning>;
   /** ISO clock for lease `since`. */
   now?: () => string;
+  /**
+   * Plan checkpoints (src/runtime/checkpoint) in mend.plan_checkpoints, one row per session
+   * (pg-checkpoints.ts); `note` gets why one was not used. Off when absent (MEND_CHECKPOINTS=0 in the CLI).
+   */
+  checkpoints?: { note?: ((message: string) => void) | undefined } | undefined;
 }
 
 const SeqRow = z.object({ seq: z.coerce.number().int() });
+const ChangesRow = z.object({ changes: z.coerce.number().int() });
 const EpochRow = z.object({ epoch: z.coerce.number().int() });
 
 export class PostgresSessionStore implements SessionStore {
@@ -42,12 +60,16 @@ export class PostgresSessionStore implements SessionStore {
   private readonly db: PgDatabase;
 
   private readonly now: () => string;
+  private readonly checkpoints: PostgresStoreOptions['checkpoints'];
+  /** Set once mend.plan_checkpoints is known to exist (migration 2); a read never creates it. */
+  private checkpointTable = false;
 
   // The spec is not kept: it may hold a password.
   constructor(options: PostgresStoreOptions) {
     this.target = resolvePgTarget(options.spec, options.env ?? process.env);
     this.db = new PgDatabase(this.target, { ...DEFAULT_TUNING, ...options.tuning });
     this.now = options.now ?? (() => new Date().toISOString());
+    this.checkpoints = options.checkpoints;
   }
 
   /** What a log line or a JSON dump of the store shows: never the password. */
@@ -154,6 +176,42 @@ export class PostgresSessionStore implements SessionStore {
     } finally {
       client.release(broken);
     }
+  }
+
+  /** The row of the session's plan checkpoint (pg-checkpoints.ts); null when checkpoints are off. */
+  checkpointSlot(ref: SessionRef): RowCheckpointSlot | null {
+    if (this.checkpoints === undefined || ref.foreign) return null;
+    const sessionId = ref.sessionId;
+    return {
+      kind: 'rows',
+      label: `session ${sessionId} in ${this.description}`,
+      note: this.checkpoints.note,
+      read: async (version) => {
+        if (!(await this.db.hasSchema())) return { missing: true, lastSeq: null };
+        if (!(await this.hasCheckpointTable())) return { unusable: "the store's schema has no checkpoint table yet (mend store migrate)", lastSeq: null };
+        return this.db.withClient(`reading the plan checkpoint of session ${sessionId}`, (c) => readCheckpointRow(c, sessionId, version));
+      },
+      readAll: async () => {
+        if (!(await this.db.hasSchema())) throw this.notFound(ref);
+        const table = await this.hasCheckpointTable();
+        return this.db.withClient(`reading session ${sessionId}`, async (c) => {
+          // The change count first: a checkpoint of these rows is valid only if nothing changed them after it.
+          const changes = table ? ChangesRow.parse((await c.query(SESSION_CHANGES, [sessionId])).rows[0]).changes : null;
+          const session = await sessionRow(c, sessionId);
+          if (session === null) throw this.notFound(ref);
+          return { outline: wholeOutline(await readSessionRows(c, session, this.db.tuning.readBatch)), lastSeq: session.last_seq, changes };
+        });
+      },
+      readRows: async (from, to) =>
+        wholeOutline(await this.db.withClient(`reading session ${sessionId}`, (c) => readSessionRange(c, sessionId, from, to, this.db.tuning.readBatch))),
+      write: (checkpoint) => this.db.withClient(`writing the plan checkpoint of session ${sessionId}`, (c) => writeCheckpointRow(c, sessionId, checkpoint), 'write'),
+    };
+  }
+
+  private async hasCheckpointTable(): Promise<boolean> {
+    if (this.checkpointTable) return true;
+    this.checkpointTable = (await this.db.schemaVersion()) >= CHECKPOINTS_SINCE;
+    return this.checkpointTable;
   }
 
   async activeWriter(ref: SessionRef): Promise<ActiveWriter | null> {
