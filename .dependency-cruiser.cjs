@@ -47,6 +47,14 @@ module.exports = {
       to: { path: '^src/runtime/checkpoint/', pathNot: '^src/runtime/checkpoint/plan-checkpoints\\.ts$' },
     },
     {
+      name: 'pg-checkpoint-rows-behind-the-store',
+      severity: 'error',
+      comment:
+        'The SQL of plan checkpoint rows (src/store/postgres/pg-checkpoints.ts) is reached only by the PostgreSQL store: the checkpoint wing sees a RowCheckpointSlot (src/store/session-store.ts), never SQL.',
+      from: { path: '^src/', pathNot: '^src/store/postgres/pg-store\\.ts$' },
+      to: { path: '^src/store/postgres/pg-checkpoints\\.ts$' },
+    },
+    {
       name: 'sdk-reaches-only-sdk-and-wire',
       severity: 'error',
       comment: 'The SDK ships to hosts: it may depend on src/sdk and the wire schemas of src/wire, never on the CLI internals (transitively).',
