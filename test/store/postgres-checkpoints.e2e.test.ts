@@ -113,9 +113,7 @@ const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom('replace_same' as const, 'restore_backup' as const, 'truncate_table' as const).map((type) => ({ type })) },
   {
     weight: 3,
-    arbitrary: fc
-      .constantFrom('checkpoint_delete' as const, 'checkpoint_version' as const, 'checkpoint_restore_first' as const)
-      .map((type) => ({ type })),
+    arbitrary: fc.constantFrom('checkpoint_delete' as const, 'checkpoint_version' as const, 'checkpoint_restore_first' as const).map((type) => ({ type })),
   },
   {
     weight: 3,
@@ -126,7 +124,10 @@ const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   {
     weight: 3,
     arbitrary: fc
-      .tuple(fc.constantFrom('cut_seq' as const, 'covered_seq' as const, 'changes' as const, 'crc' as const, 'head_hash' as const, 'tail_hash' as const), fc.integer({ min: -3, max: 3 }))
+      .tuple(
+        fc.constantFrom('cut_seq' as const, 'covered_seq' as const, 'changes' as const, 'crc' as const, 'head_hash' as const, 'tail_hash' as const),
+        fc.integer({ min: -3, max: 3 }),
+      )
       .map(([column, delta]) => ({ type: 'checkpoint_column' as const, column, delta: delta === 0 ? 1 : delta })),
   },
 );
@@ -240,7 +241,9 @@ async function apply(mutation: Mutation, base: string[], first: Record<string, u
     }
     case 'append_records':
       return appendRows(
-        mutation.records.map((r) => line({ ...r, uuid: `${r.uuid}n${counter}`, parentUuid: r.parentUuid === null ? lastUuid(all) : `${r.parentUuid}n${counter}` })),
+        mutation.records.map((r) =>
+          line({ ...r, uuid: `${r.uuid}n${counter}`, parentUuid: r.parentUuid === null ? lastUuid(all) : `${r.parentUuid}n${counter}` }),
+        ),
       );
     case 'append_repeat': {
       const row = pick(mutation.at);
@@ -430,7 +433,10 @@ await describePostgres('plan checkpoints in PostgreSQL rows', () => {
     await sql.query(`DELETE FROM mend.plan_checkpoints`);
     const make = fc.sample(turnsArb('w'), { numRuns: 1, seed: 7 })[0]!;
     const records: ChatRecord[] = [];
-    for (let i = 0; i < 40; i++) records.push(...make(records.at(-1)?.uuid ?? null).map((r) => ({ ...r, uuid: `${r.uuid}-${i}`, parentUuid: r.parentUuid === null ? null : `${r.parentUuid}-${i}` })));
+    for (let i = 0; i < 40; i++)
+      records.push(
+        ...make(records.at(-1)?.uuid ?? null).map((r) => ({ ...r, uuid: `${r.uuid}-${i}`, parentUuid: r.parentUuid === null ? null : `${r.parentUuid}-${i}` })),
+      );
     // Chained: each batch continues the last one.
     for (let i = 1; i < records.length; i++) records[i] = { ...records[i]!, parentUuid: records[i - 1]!.uuid };
     await recreate(records.map(line));

@@ -136,12 +136,7 @@ async function refreshFile(input: FileInput, fullPassBytes: number): Promise<voi
   }
 }
 
-async function fromCheckpoint(
-  input: FileInput,
-  header: CheckpointHeader,
-  note: (message: string) => void,
-  writing: Writing,
-): Promise<PlannedLog | null> {
+async function fromCheckpoint(input: FileInput, header: CheckpointHeader, note: (message: string) => void, writing: Writing): Promise<PlannedLog | null> {
   const { slot } = input;
   const summary = header.summary;
   const opened = await openIdentified(slot.path, header.log);

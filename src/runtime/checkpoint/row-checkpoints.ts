@@ -204,7 +204,14 @@ async function store(
     const result: RowBody['result'] =
       input.activeWriter === null ? { allowAutoContinue: input.options?.allowAutoContinue === true, planned: whole.planned, facts: whole.facts } : null;
     const body: RowBody = { summary: made.summary, bloom: { capacity: made.bloom.capacity, count: made.bloom.count }, result };
-    const written = await slot.write({ version: CHECKPOINT_VERSION, cutSeq: cut.line, coveredSeq: lastSeq, changes, body: JSON.stringify(body), bloom: made.bloom.bits });
+    const written = await slot.write({
+      version: CHECKPOINT_VERSION,
+      cutSeq: cut.line,
+      coveredSeq: lastSeq,
+      changes,
+      body: JSON.stringify(body),
+      bloom: made.bloom.bits,
+    });
     if (!written) note('no checkpoint: the session changed while it was read');
   } catch (error) {
     note(`no checkpoint written (${(error as Error).message})`);

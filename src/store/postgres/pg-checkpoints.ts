@@ -120,7 +120,16 @@ const CheckpointWriteSchema = z.strictObject({
   bloom: z.instanceof(Uint8Array),
 });
 
-function rowCrc(c: { version: number; cutSeq: number; coveredSeq: number; headTo: number; tailFrom: number; changes: number; body: string; bloom: Uint8Array }): number {
+function rowCrc(c: {
+  version: number;
+  cutSeq: number;
+  coveredSeq: number;
+  headTo: number;
+  tailFrom: number;
+  changes: number;
+  body: string;
+  bloom: Uint8Array;
+}): number {
   const head = Buffer.from(JSON.stringify([c.version, c.cutSeq, c.coveredSeq, c.headTo, c.tailFrom, c.changes]), 'utf8');
   return crc32(c.bloom, crc32(c.body, crc32(head)));
 }

@@ -12,15 +12,7 @@ import type { ActiveWriter } from '../../session/active-writer.js';
 import { wholeOutline, type SessionOutline } from '../../session/outline/history-reader.js';
 import type { ReadResult } from '../session-reads.js';
 import { canonicalSessionId, isSessionId } from '../../session/session-ids.js';
-import type {
-  ProjectScope,
-  RowCheckpointSlot,
-  SessionListing,
-  SessionRef,
-  SessionStore,
-  WriterIdentity,
-  WriterLease,
-} from '../session-store.js';
+import type { ProjectScope, RowCheckpointSlot, SessionListing, SessionRef, SessionStore, WriterIdentity, WriterLease } from '../session-store.js';
 import { readCheckpointRow, SESSION_CHANGES, writeCheckpointRow } from './pg-checkpoints.js';
 import { DEFAULT_TUNING, describeTarget, resolvePgTarget, type Env, type PgTarget, type PgTuning } from './pg-config.js';
 import { PgDatabase } from './pg-database.js';
@@ -204,7 +196,8 @@ export class PostgresSessionStore implements SessionStore {
       },
       readRows: async (from, to) =>
         wholeOutline(await this.db.withClient(`reading session ${sessionId}`, (c) => readSessionRange(c, sessionId, from, to, this.db.tuning.readBatch))),
-      write: (checkpoint) => this.db.withClient(`writing the plan checkpoint of session ${sessionId}`, (c) => writeCheckpointRow(c, sessionId, checkpoint), 'write'),
+      write: (checkpoint) =>
+        this.db.withClient(`writing the plan checkpoint of session ${sessionId}`, (c) => writeCheckpointRow(c, sessionId, checkpoint), 'write'),
     };
   }
 
