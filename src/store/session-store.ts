@@ -145,9 +145,13 @@ export interface StoredRowCheckpoint {
   lastSeq: number;
   /** The change count it was made under (equal to the session's now). */
   changes: number;
-  /** What the checkpoint wing stored: its text and its uuid filter's bits. */
+  /** What the checkpoint wing stored: its text. */
   body: string;
-  bloom: Uint8Array;
+  /**
+   * Its uuid filter's bits, read only when asked for (they are the bulk of the row and a read
+   * of an unchanged session needs none); null when they are torn or the row was rewritten since.
+   */
+  readBloom(): Promise<Uint8Array | null>;
 }
 
 export interface RowCheckpointWrite {

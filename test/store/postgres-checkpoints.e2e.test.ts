@@ -93,7 +93,7 @@ type Mutation =
   | { type: 'replace_same' | 'restore_backup' | 'truncate_table' }
   | { type: 'checkpoint_delete' | 'checkpoint_version' | 'checkpoint_restore_first' }
   | { type: 'checkpoint_torn' | 'checkpoint_garbled' | 'checkpoint_bloom'; at: number }
-  | { type: 'checkpoint_column'; column: 'cut_seq' | 'covered_seq' | 'changes' | 'crc' | 'head_hash' | 'tail_hash'; delta: number };
+  | { type: 'checkpoint_column'; column: 'cut_seq' | 'covered_seq' | 'changes' | 'crc' | 'bloom_crc' | 'head_hash' | 'tail_hash'; delta: number };
 
 const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 8, arbitrary: turnsArb('a').map((make) => ({ type: 'append_turns' as const, make })) },
@@ -125,7 +125,15 @@ const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
     weight: 3,
     arbitrary: fc
       .tuple(
-        fc.constantFrom('cut_seq' as const, 'covered_seq' as const, 'changes' as const, 'crc' as const, 'head_hash' as const, 'tail_hash' as const),
+        fc.constantFrom(
+          'cut_seq' as const,
+          'covered_seq' as const,
+          'changes' as const,
+          'crc' as const,
+          'bloom_crc' as const,
+          'head_hash' as const,
+          'tail_hash' as const,
+        ),
         fc.integer({ min: -3, max: 3 }),
       )
       .map(([column, delta]) => ({ type: 'checkpoint_column' as const, column, delta: delta === 0 ? 1 : delta })),

@@ -113,14 +113,22 @@ async function fromCheckpoint(input: RowInput, stored: Stored, note: Note, writi
   const { slot } = input;
   const { summary } = stored.parsed;
   const grown = stored.lastSeq > stored.coveredSeq;
-  const filter = (): UuidBloom => UuidBloom.from(stored.bloom, stored.parsed.bloom.capacity, stored.parsed.bloom.count);
+  const filter = async (): Promise<UuidBloom | null> => {
+    const bits = await stored.readBloom();
+    return bits === null ? null : UuidBloom.from(bits, stored.parsed.bloom.capacity, stored.parsed.bloom.count);
+  };
+  // Rows appended since are checked against the prefix's uuids; the window it was made with needs no check.
+  const bloom = grown ? await filter() : null;
+  if (grown && bloom === null) {
+    note('not used (its uuid filter is torn); reading the whole session');
+    return null;
+  }
   const outline = await slot.readRows(stored.cutSeq, stored.lastSeq);
   const seen: { chain: LoadedChain | null } = { chain: null };
-  // Rows appended since are checked against the prefix's uuids; the window it was made with needs no check.
   const planned = planWindow(
     outline,
     summary,
-    grown ? filter() : null,
+    bloom,
     planner(input, (chain) => (seen.chain = chain)),
   );
   if ('refused' in planned) {
@@ -144,8 +152,11 @@ async function fromCheckpoint(input: RowInput, stored: Stored, note: Note, writi
       // As handed back now: the caller owns the plan and may change it before the write runs.
       const whole = snapshot(result);
       const wholeReadDiagnostics = summary.readDiagnostics.length + outline.read.diagnostics.length;
-      const prefixBloom = filter();
-      await writing(() => store(input, note, whole, wholeReadDiagnostics, view, cut, prefixBloom, stored.lastSeq, stored.changes));
+      await writing(async () => {
+        const prefixBloom = bloom ?? (await filter().catch(() => null));
+        if (prefixBloom !== null) await store(input, note, whole, wholeReadDiagnostics, view, cut, prefixBloom, stored.lastSeq, stored.changes);
+        else note('no checkpoint: the uuid filter of the one it extends is torn');
+      });
     }
   }
   return result;

@@ -92,8 +92,9 @@ export const MIGRATIONS: readonly Migration[] = [
         head_hash   text NOT NULL,
         tail_hash   text NOT NULL,
         body        text NOT NULL,
-        bloom       bytea NOT NULL,
         crc         bigint NOT NULL,
+        bloom       bytea NOT NULL,
+        bloom_crc   bigint NOT NULL,
         written_at  timestamptz NOT NULL DEFAULT now()
       );
 

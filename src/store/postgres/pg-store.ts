@@ -13,7 +13,7 @@ import { wholeOutline, type SessionOutline } from '../../session/outline/history
 import type { ReadResult } from '../session-reads.js';
 import { canonicalSessionId, isSessionId } from '../../session/session-ids.js';
 import type { ProjectScope, RowCheckpointSlot, SessionListing, SessionRef, SessionStore, WriterIdentity, WriterLease } from '../session-store.js';
-import { readCheckpointRow, SESSION_CHANGES, writeCheckpointRow } from './pg-checkpoints.js';
+import { readCheckpointBloom, readCheckpointRow, SESSION_CHANGES, writeCheckpointRow } from './pg-checkpoints.js';
 import { DEFAULT_TUNING, describeTarget, resolvePgTarget, type Env, type PgTarget, type PgTuning } from './pg-config.js';
 import { PgDatabase } from './pg-database.js';
 import { readError, writeError } from './pg-errors.js';
@@ -181,7 +181,9 @@ export class PostgresSessionStore implements SessionStore {
       read: async (version) => {
         if (!(await this.db.hasSchema())) return { missing: true, lastSeq: null };
         if (!(await this.hasCheckpointTable())) return { unusable: "the store's schema has no checkpoint table yet (mend store migrate)", lastSeq: null };
-        return this.db.withClient(`reading the plan checkpoint of session ${sessionId}`, (c) => readCheckpointRow(c, sessionId, version));
+        const readBloom = (crc: number): Promise<Uint8Array | null> =>
+          this.db.withClient(`reading the plan checkpoint of session ${sessionId}`, (c) => readCheckpointBloom(c, sessionId, crc));
+        return this.db.withClient(`reading the plan checkpoint of session ${sessionId}`, (c) => readCheckpointRow(c, sessionId, version, readBloom));
       },
       readAll: async () => {
         if (!(await this.db.hasSchema())) throw this.notFound(ref);
