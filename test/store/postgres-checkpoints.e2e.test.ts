@@ -23,6 +23,8 @@ import { openStore } from '../../src/store/open-store.js';
 import { PostgresSessionStore } from '../../src/store/postgres/pg-store.js';
 import type { ProjectScope, SessionRef, SessionStore } from '../../src/store/session-store.js';
 import { sessionRecordsArb } from '../support/arbitraries.js';
+import { SessionRuntime } from '../../src/runtime/session-runtime.js';
+import { defaultSettings, runtimeFixture } from '../support/runtime.js';
 import { adminQuery, databasesForFile, describePostgres, type TestDatabase } from '../support/postgres.js';
 
 const SESSION = '11111111-2222-4333-8444-555555555555';
@@ -429,7 +431,6 @@ await describePostgres('plan checkpoints in PostgreSQL rows', () => {
       ),
       { numRuns: Number(process.env.CHECKPOINT_RUNS ?? 120) },
     );
-    console.log({ appendReads, warmReads, mismatches });
     // The checkpoint is used: most of mend's own appends are read through it; and its checks do refuse.
     expect(appendReads).toBeGreaterThan(20);
     expect(warmReads).toBeGreaterThan(appendReads / 2);
@@ -506,6 +507,30 @@ await describePostgres('plan checkpoints in PostgreSQL rows', () => {
     } finally {
       await off.close();
       await on.close();
+    }
+  });
+
+  it('a runtime refreshes the checkpoint row after each turn, off the turn; the next resume reads through it', async () => {
+    const fx = runtimeFixture([{ text: 'one' }, { text: 'two' }, { text: 'three' }]);
+    const runtimeNotes: string[] = [];
+    const store = new PostgresSessionStore({ spec: db.url, env: {}, checkpoints: { note: (m) => runtimeNotes.push(m) } });
+    try {
+      fx.deps.store = store;
+      const runtime = await SessionRuntime.open(fx.deps, { target: { type: 'new' }, access: 'write', settings: defaultSettings });
+      for (const text of ['a', 'b', 'c']) expect(await runtime.prompt([{ text }])).toMatchObject({ status: 'success' });
+      await runtime.close();
+      const ref = await store.resolve(fx.deps.scope, runtime.sessionId);
+      // The checkpoint row describes the session as the last turn left it.
+      const row = (await sql.query(`SELECT covered_seq FROM mend.plan_checkpoints WHERE session_id = $1`, [runtime.sessionId])).rows[0] as {
+        covered_seq: string;
+      };
+      const session = (await sql.query(`SELECT last_seq FROM mend.sessions WHERE session_id = $1`, [runtime.sessionId])).rows[0] as { last_seq: string };
+      expect(Number(row.covered_seq)).toBe(Number(session.last_seq));
+      const got = await loadPlanHead(store, ref, false, null);
+      expect(plainValue(got)).toEqual(plainValue(await loadPlanHead(plain, await plain.resolve(fx.deps.scope, runtime.sessionId), false, null)));
+      expect(runtimeNotes).toEqual([]);
+    } finally {
+      await store.close();
     }
   });
 
