@@ -7,8 +7,8 @@
  * - MEND_APPEND_MODE=queued (default) | sync: durable appends on libuv's thread pool
  *   with one fsync per batch (src/session/queued-append), or a write + fsync on the
  *   event loop as before.
- * - MEND_SHELL_WORKERS=N (default 2) | 0: foreground shell commands start on N worker
- *   threads (src/tools/shell-run), or inline as before.
+ * - MEND_SHELL_WORKERS=N (default 2) | 0: foreground shell commands start in N small
+ *   helper processes (src/tools/shell-run), or inline as before.
  * - MEND_ACCEPT_COPIES=N (default 8) | 0: copies of the listening socket polled beside it,
  *   so a busy loop accepts up to N + 1 connections an iteration instead of one
  *   (src/frontends/daemon/accept-copies), or node's one descriptor as before.
@@ -33,7 +33,7 @@ export function daemonAppendMode(env: Env, note: (message: string) => void): App
   return 'queued';
 }
 
-/** Worker threads for shell commands; 0: inline. */
+/** Helper processes for shell commands; 0: inline. */
 export function daemonShellWorkers(env: Env, note: (message: string) => void): number {
   const value = env['MEND_SHELL_WORKERS'];
   if (value === undefined || value === '') return DEFAULT_SHELL_WORKERS;

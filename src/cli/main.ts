@@ -120,7 +120,7 @@ export type ComposeOptions = Pick<RunOptions, 'provider' | 'scriptedResponses' |
     foreignSources?: boolean;
     /** How the JSONL store appends (default sync; the daemon: queued, see daemon-env.ts). */
     appendMode?: AppendMode | undefined;
-    /** How foreground shell commands run (default inline; the daemon: worker threads, see daemon-env.ts). */
+    /** How foreground shell commands run (default inline; the daemon: helper processes, see daemon-env.ts). */
     runShell?: ShellRunner | undefined;
   };
 
@@ -289,7 +289,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
         return reportEarlyError(io, argv, errorCodeOf(error), errorMessageOf(error));
       }
       // Many sessions on one event loop: durable appends go to the thread pool, shell commands
-      // start on worker threads, and copies of the listening socket keep connections from
+      // start in small helper processes, and copies of the listening socket keep connections from
       // waiting on a busy loop (daemon-env.ts has the switches back).
       const note = (message: string) => void io.stderr.write(`mend: warning: ${message}\n`);
       const appendMode = daemonAppendMode(io.env, note);
