@@ -9,24 +9,37 @@ import { Agent, request, type IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 
 /**
- * A connection per call: a kept-alive socket the server closes (its keep-alive timeout)
- * just as a call reuses it fails with ECONNRESET, an error of the client, not the daemon.
+ * Connections, as the daemon's real clients use them: fetch (undici) in mend's SDK and
+ * Qwen's keeps them alive, so a session's calls reuse one socket. A kept-alive socket is
+ * given up by the client a second before the server's `Keep-Alive: timeout=N` hint (node's
+ * Agent reads it), so the client never reuses one the server is closing. `fresh` (the
+ * bench's --fresh-connections) opens a connection per call instead: the worst case for a
+ * busy daemon, whose loop accepts one connection per iteration (libuv 1.45+).
  */
-const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
+const agents = { kept: new Agent({ keepAlive: true, maxSockets: Infinity }), fresh: new Agent({ keepAlive: false, maxSockets: Infinity }) };
+export type ConnectionMode = keyof typeof agents;
 
 export interface Answer {
   status: number;
   body: Record<string, unknown>;
 }
 
-export function call(base: string, method: string, path: string, body: unknown, headers: Record<string, string> = {}, timeoutMs = 120_000): Promise<Answer> {
+export function call(
+  base: string,
+  method: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  timeoutMs = 120_000,
+  connections: ConnectionMode = 'kept',
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const text = body === undefined ? undefined : JSON.stringify(body);
     const req = request(
       new URL(path, base),
       {
         method,
-        agent,
+        agent: agents[connections],
         headers: { ...headers, ...(text !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) } : {}) },
         timeout: timeoutMs,
       },
@@ -118,8 +131,19 @@ export interface TurnFigure {
   endMs: number;
 }
 
+/** How long each of a session's other calls took (ms), to tell where a run's wall time went. */
+export interface SessionPhases {
+  /** POST /session sent -> answered. */
+  createMs?: number;
+  /** The event stream requested -> its headers arrived. */
+  subscribeMs?: number;
+  /** DELETE sent -> answered. */
+  closeMs?: number;
+}
+
 export interface SessionOutcome {
   turns: TurnFigure[];
+  phases: SessionPhases;
   errors: string[];
 }
 
@@ -132,13 +156,15 @@ const TERMINAL = new Set(['turn_complete', 'turn_error']);
  */
 export async function driveSession(
   base: string,
-  opts: { cwd: string; index: number; turns: number; marker: string; turnTimeoutMs: number },
+  opts: { cwd: string; index: number; turns: number; marker: string; turnTimeoutMs: number; connections: ConnectionMode },
 ): Promise<SessionOutcome> {
   const errors: string[] = [];
   const turns: TurnFigure[] = [];
+  const phases: SessionPhases = {};
   let stream: { close: () => void; ended: Promise<void> } | undefined;
   try {
-    const created = await call(base, 'POST', '/session', { cwd: opts.cwd, approvalMode: 'yolo' });
+    let since0 = performance.now();
+    const created = await call(base, 'POST', '/session', { cwd: opts.cwd, approvalMode: 'yolo' }, {}, 120_000, opts.connections);
     if (created.status >= 300) throw new Error(`POST /session: ${created.status} ${JSON.stringify(created.body).slice(0, 200)}`);
     const sessionId = String(created.body['sessionId']);
     const clientId = typeof created.body['clientId'] === 'string' ? created.body['clientId'] : undefined;
@@ -147,12 +173,15 @@ export async function driveSession(
     let first: number | null = null;
     let shown = '';
     let wake: ((e: StreamEvent) => void) | null = null;
+    phases.createMs = performance.now() - since0;
+    since0 = performance.now();
     stream = await subscribe(base, `/session/${sessionId}/events`, headers, (e) => {
       if (e.at < since || e.type === 'replay_complete') return;
       first ??= e.at;
       if (shown.length < 1 << 16) shown += e.json;
       if (TERMINAL.has(e.type)) wake?.(e);
     });
+    phases.subscribeMs = performance.now() - since0;
     for (let turn = 0; turn < opts.turns; turn++) {
       first = null;
       shown = '';
@@ -163,7 +192,15 @@ export async function driveSession(
       const started = performance.now();
       since = started;
       const text = `Session ${opts.index}, turn ${turn}: ${turn === 0 ? 'show me the marker' : 'thanks'}.`;
-      const sent = await call(base, 'POST', `/session/${sessionId}/prompt`, { prompt: [{ type: 'text', text }] }, headers, opts.turnTimeoutMs);
+      const sent = await call(
+        base,
+        'POST',
+        `/session/${sessionId}/prompt`,
+        { prompt: [{ type: 'text', text }] },
+        headers,
+        opts.turnTimeoutMs,
+        opts.connections,
+      );
       if (sent.status !== 202 && sent.status >= 300) throw new Error(`prompt ${turn}: ${sent.status} ${JSON.stringify(sent.body).slice(0, 200)}`);
       const end = await terminal;
       wake = null;
@@ -173,16 +210,18 @@ export async function driveSession(
       turns.push({ firstEventMs: (first ?? end.at) - started, endMs: end.at - started });
     }
     // Qwen's daemon may answer 409 "retry later" while it archives a session: retried, as it asks.
-    let closed = await call(base, 'DELETE', `/session/${sessionId}`, undefined, headers);
+    since0 = performance.now();
+    let closed = await call(base, 'DELETE', `/session/${sessionId}`, undefined, headers, 120_000, opts.connections);
     for (let retry = 0; closed.status === 409 && retry < 20; retry++) {
       await new Promise((r) => setTimeout(r, 250));
-      closed = await call(base, 'DELETE', `/session/${sessionId}`, undefined, headers);
+      closed = await call(base, 'DELETE', `/session/${sessionId}`, undefined, headers, 120_000, opts.connections);
     }
+    phases.closeMs = performance.now() - since0;
     if (closed.status >= 300 && closed.status !== 404) errors.push(`DELETE: ${closed.status} ${JSON.stringify(closed.body).slice(0, 200)}`);
   } catch (error) {
     errors.push((error as Error).message);
   } finally {
     stream?.close();
   }
-  return { turns, errors };
+  return { turns, phases, errors };
 }

@@ -7,19 +7,29 @@
  * event, the daemon's peak RSS (its whole process tree), and every error.
  *
  * Subjects, each on a fresh daemon per N, in the same run:
- *   mend        the build as it is (durable appends off the event loop)
- *   mend-sync   the same build with MEND_APPEND_MODE=sync MEND_SHELL_WORKERS=0: every
- *               durable append a write + fsync on the event loop and every shell command
- *               started on it (the path before; the oracle)
- *   mend-queued only the queued writer (MEND_SHELL_WORKERS=0), to tell the two apart
+ *   mend        the build as it is
+ *   mend-sync   the same build with its daemon optimisations off (MEND_APPEND_MODE=sync
+ *               MEND_SHELL_WORKERS=0 MEND_ACCEPT_COPIES=0): every durable append a write +
+ *               fsync on the event loop, every shell command started on it, node's one
+ *               listening descriptor (the oracle of those paths)
+ *   mend-queued only the queued writer, to tell the optimisations apart
+ *   baseline    another build's daemon (--baseline-bin PATH/bin/mend.js, or
+ *               MEND_BASELINE_BIN): the daemon as it was before, on the same load
  *   qwen        Qwen Code's `serve` 0.24.4 when installed (QWEN_CODE_BIN, or `qwen` on
  *               PATH; never a dependency), on the same load, at N <= --qwen-max (200)
  *
- *   node dist/bench/daemon-load.js [--sessions 50,200,1000] [--subjects mend,mend-sync,qwen]
- *        [--qwen-max 200] [--turn-timeout-ms 300000] [--json FILE] [--check]
+ *   node dist/bench/daemon-load.js [--sessions 50,200,1000] [--subjects mend,mend-sync,baseline,qwen]
+ *        [--baseline-bin PATH] [--qwen-max 200] [--turn-timeout-ms 300000] [--fresh-connections]
+ *        [--json FILE] [--check]
  *
- * --check exits 1 when a target of the daemon is missed (p99 first event < 1 s at 200,
- * turns/s >= 2x the sync path's at 200, 1,000 sessions without errors).
+ * The client keeps its connections alive, as fetch does in mend's SDK and Qwen's;
+ * --fresh-connections opens one per call (bench/daemon-client.ts says why that is the
+ * worst case for a busy daemon). Besides the turn figures, each row reports how long the
+ * sessions' other calls took (create, the event stream's subscription, close).
+ *
+ * --check exits 1 when a target of the daemon is missed: p99 first event < 1 s at 200;
+ * turns/s at 200 >= 2x the baseline's (the daemon before), or the sync path's when no
+ * baseline ran; 1,000 sessions without errors.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,7 +38,7 @@ import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
-import { driveSession, type SessionOutcome } from './daemon-client.js';
+import { driveSession, type ConnectionMode, type SessionOutcome } from './daemon-client.js';
 import { findQwenCode, QWEN_CODE_VERSION } from './qwen-code.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -49,15 +59,23 @@ export interface DaemonLoadRow {
   peakRssMb: number;
   /** Peak RSS of the daemon process itself (VmHWM). */
   daemonHwmMb: number;
+  /** p50/p99 of the sessions' other calls: create, the event stream's subscription, close. */
+  phases: { create: Spread; subscribe: Spread; close: Spread };
   errors: number;
   errorSamples: string[];
 }
+
+type Spread = { p50: number; p99: number; max: number };
 
 export interface DaemonLoadOptions {
   sessions: number[];
   subjects: string[];
   qwenMax: number;
   turnTimeoutMs: number;
+  /** kept: connections reused (fetch's way, the default); fresh: a connection per call. */
+  connections: ConnectionMode;
+  /** bin/mend.js of the build the `baseline` subject runs (the daemon before this work). */
+  baselineBin?: string | undefined;
   log: (line: string) => void;
 }
 
@@ -68,7 +86,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-function spread(values: number[]): { p50: number; p99: number; max: number } {
+function spread(values: number[]): Spread {
   const sorted = [...values].sort((a, b) => a - b);
   return { p50: Math.round(percentile(sorted, 50)), p99: Math.round(percentile(sorted, 99)), max: Math.round(sorted.at(-1) ?? NaN) };
 }
@@ -192,7 +210,7 @@ function sandbox(): Sandbox {
   return { dir, workspace, home, marker };
 }
 
-async function startSubject(subject: string, sb: Sandbox, modelUrl: string): Promise<{ child: ChildProcess; url: string }> {
+async function startSubject(subject: string, sb: Sandbox, modelUrl: string, opts: DaemonLoadOptions): Promise<{ child: ChildProcess; url: string }> {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env['PATH'],
     HOME: sb.home,
@@ -229,10 +247,17 @@ async function startSubject(subject: string, sb: Sandbox, modelUrl: string): Pro
     );
     return { child, url: found };
   }
-  // mend-sync: both of the daemon's optimisations off (the path before them); mend-queued: only the queued writer.
-  const extra = subject === 'mend-sync' ? { MEND_APPEND_MODE: 'sync', MEND_SHELL_WORKERS: '0' } : subject === 'mend-queued' ? { MEND_SHELL_WORKERS: '0' } : {};
+  // mend-sync: the daemon's optimisations off (the paths before them); mend-queued: only the queued writer.
+  const extra =
+    subject === 'mend-sync'
+      ? { MEND_APPEND_MODE: 'sync', MEND_SHELL_WORKERS: '0', MEND_ACCEPT_COPIES: '0' }
+      : subject === 'mend-queued'
+        ? { MEND_SHELL_WORKERS: '0', MEND_ACCEPT_COPIES: '0' }
+        : {};
   const profile = process.env['MEND_BENCH_CPU_PROF'] ? ['--cpu-prof', '--cpu-prof-dir', process.env['MEND_BENCH_CPU_PROF']] : [];
-  const { child, found } = await startProcess(process.execPath, [...profile, mendBin, 'serve', '--port', '0', '--root', sb.workspace], {
+  const bin = subject === 'baseline' ? opts.baselineBin : mendBin;
+  if (bin === undefined) throw new Error('the baseline subject needs --baseline-bin PATH (bin/mend.js of another build)');
+  const { child, found } = await startProcess(process.execPath, [...profile, bin, 'serve', '--port', '0', '--root', sb.workspace], {
     cwd: sb.workspace,
     env: { ...env, MEND_HOME: join(sb.home, '.mend'), ...extra },
     ready: (text) => {
@@ -246,13 +271,13 @@ async function startSubject(subject: string, sb: Sandbox, modelUrl: string): Pro
 
 async function runOne(subject: string, sessions: number, modelUrl: string, opts: DaemonLoadOptions): Promise<DaemonLoadRow> {
   const sb = sandbox();
-  const { child, url } = await startSubject(subject, sb, modelUrl);
+  const { child, url } = await startSubject(subject, sb, modelUrl, opts);
   let peakKb = treeRssKb(child.pid!);
   const sampler = setInterval(() => (peakKb = Math.max(peakKb, treeRssKb(child.pid!))), 250);
   const started = performance.now();
   const outcomes: SessionOutcome[] = await Promise.all(
     Array.from({ length: sessions }, (_, index) =>
-      driveSession(url, { cwd: sb.workspace, index, turns: TURNS, marker: sb.marker, turnTimeoutMs: opts.turnTimeoutMs }),
+      driveSession(url, { cwd: sb.workspace, index, turns: TURNS, marker: sb.marker, turnTimeoutMs: opts.turnTimeoutMs, connections: opts.connections }),
     ),
   );
   const wallMs = performance.now() - started;
@@ -275,6 +300,11 @@ async function runOne(subject: string, sessions: number, modelUrl: string, opts:
     turnsPerSecond: Math.round((completed / (wallMs / 1000)) * 10) / 10,
     firstEvent: spread(turns.map((t) => t.firstEventMs)),
     turnEnd: spread(turns.map((t) => t.endMs)),
+    phases: {
+      create: spread(outcomes.flatMap((o) => (o.phases.createMs !== undefined ? [o.phases.createMs] : []))),
+      subscribe: spread(outcomes.flatMap((o) => (o.phases.subscribeMs !== undefined ? [o.phases.subscribeMs] : []))),
+      close: spread(outcomes.flatMap((o) => (o.phases.closeMs !== undefined ? [o.phases.closeMs] : []))),
+    },
     peakRssMb: Math.round(peakKb / 1024),
     daemonHwmMb: Math.round(daemonHwm / 1024),
     errors: errors.length,
@@ -287,6 +317,12 @@ export function formatRow(r: DaemonLoadRow): string {
   return `| ${r.subject} | ${r.sessions} | ${r.completedTurns}/${r.turns} | ${(r.wallMs / 1000).toFixed(1)} s | ${r.turnsPerSecond} | ${s(r.firstEvent.p50)} / ${s(r.firstEvent.p99)} | ${s(r.turnEnd.p50)} / ${s(r.turnEnd.p99)} | ${r.peakRssMb} MB (daemon ${r.daemonHwmMb} MB) | ${r.errors} |`;
 }
 
+export function formatPhases(r: DaemonLoadRow): string {
+  const s = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms} ms`);
+  const p = (x: Spread) => `${s(x.p50)} / ${s(x.p99)}`;
+  return `  ${r.subject} at ${r.sessions}: create ${p(r.phases.create)}, subscribe ${p(r.phases.subscribe)}, close ${p(r.phases.close)} (p50 / p99)`;
+}
+
 export const TABLE_HEAD =
   '| subject | sessions | turns done | wall | turns/s | first event p50 / p99 | turn end p50 / p99 | peak RSS (tree) | errors |\n|---|---|---|---|---|---|---|---|---|';
 
@@ -294,6 +330,8 @@ export async function runDaemonLoad(opts: DaemonLoadOptions): Promise<DaemonLoad
   const qwen = opts.subjects.includes('qwen') ? findQwenCode() : null;
   if (opts.subjects.includes('qwen') && !qwen)
     opts.log(`daemon load: Qwen Code ${QWEN_CODE_VERSION} not found (QWEN_CODE_BIN or qwen on PATH): its rows are left out`);
+  if (opts.subjects.includes('baseline') && opts.baselineBin === undefined)
+    opts.log('daemon load: no --baseline-bin (or MEND_BASELINE_BIN): the baseline rows are left out');
   const model = await startProcess(process.execPath, [modelJs], {
     cwd: root,
     env: { PATH: process.env['PATH'] },
@@ -308,11 +346,13 @@ export async function runDaemonLoad(opts: DaemonLoadOptions): Promise<DaemonLoad
     for (const sessions of opts.sessions) {
       for (const subject of opts.subjects) {
         if (subject === 'qwen' && (!qwen || sessions > opts.qwenMax)) continue;
+        if (subject === 'baseline' && opts.baselineBin === undefined) continue;
         opts.log(`daemon load: ${subject} at ${sessions} sessions ...`);
         const row = await runOne(subject, sessions, model.found, opts);
         rows.push(row);
         opts.log(TABLE_HEAD.split('\n')[0]!);
         opts.log(formatRow(row));
+        opts.log(formatPhases(row));
         for (const e of row.errorSamples) opts.log(`  error: ${e}`);
       }
     }
@@ -340,11 +380,12 @@ export function checkDaemonTargets(rows: DaemonLoadRow[]): DaemonTargetCheck[] {
       value: `${fast.firstEvent.p99} ms`,
       ok: fast.firstEvent.p99 < 1000 && fast.errors === 0,
     });
-  if (fast && sync) {
-    const ratio = fast.turnsPerSecond / sync.turnsPerSecond;
+  const before = at('baseline', 200) ?? sync;
+  if (fast && before) {
+    const ratio = fast.turnsPerSecond / before.turnsPerSecond;
     checks.push({
-      name: 'turns/s at 200 sessions >= 2x the synchronous path',
-      value: `${ratio.toFixed(2)}x (${fast.turnsPerSecond} vs ${sync.turnsPerSecond})`,
+      name: `turns/s at 200 sessions >= 2x ${before.subject === 'baseline' ? "the baseline's (the daemon before)" : 'the synchronous path'}`,
+      value: `${ratio.toFixed(2)}x (${fast.turnsPerSecond} vs ${before.turnsPerSecond})`,
       ok: ratio >= 2,
     });
   }
@@ -367,9 +408,11 @@ export async function daemonBenchMain(argv: string[]): Promise<void> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const opts: DaemonLoadOptions = {
     sessions: (value('--sessions') ?? '50,200,1000').split(',').map(Number),
-    subjects: (value('--subjects') ?? 'mend-sync,mend,qwen').split(','),
+    subjects: (value('--subjects') ?? 'baseline,mend-sync,mend,qwen').split(','),
     qwenMax: Number(value('--qwen-max') ?? 200),
     turnTimeoutMs: Number(value('--turn-timeout-ms') ?? 300_000),
+    connections: argv.includes('--fresh-connections') ? 'fresh' : 'kept',
+    baselineBin: value('--baseline-bin') ?? process.env['MEND_BASELINE_BIN'],
     log,
   };
   const rows = await runDaemonLoad(opts);

@@ -7,8 +7,11 @@
  * - MEND_APPEND_MODE=queued (default) | sync: durable appends on libuv's thread pool
  *   with one fsync per batch (src/session/queued-append), or a write + fsync on the
  *   event loop as before.
- * - MEND_SHELL_WORKERS=N (default 2) | 0: foreground shell commands start on N worker
- *   threads (src/tools/shell-run), or inline as before.
+ * - MEND_SHELL_WORKERS=N (default 2) | 0: foreground shell commands start in N small
+ *   helper processes (src/tools/shell-run), or inline as before.
+ * - MEND_ACCEPT_COPIES=N (default 8) | 0: copies of the listening socket polled beside it,
+ *   so a busy loop accepts up to N + 1 connections an iteration instead of one
+ *   (src/frontends/daemon/accept-copies), or node's one descriptor as before.
  *
  * libuv's thread pool (4 threads unless UV_THREADPOOL_SIZE says otherwise) is started by
  * node's module loader before this code runs, so its size is the environment's to set.
@@ -17,6 +20,8 @@ import { APPEND_MODES, type AppendMode } from '../session/queued-append/log-appe
 
 export const DEFAULT_SHELL_WORKERS = 2;
 const MAX_SHELL_WORKERS = 16;
+export const DEFAULT_ACCEPT_COPIES = 8;
+const MAX_ACCEPT_COPIES = 64;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -28,7 +33,7 @@ export function daemonAppendMode(env: Env, note: (message: string) => void): App
   return 'queued';
 }
 
-/** Worker threads for shell commands; 0: inline. */
+/** Helper processes for shell commands; 0: inline. */
 export function daemonShellWorkers(env: Env, note: (message: string) => void): number {
   const value = env['MEND_SHELL_WORKERS'];
   if (value === undefined || value === '') return DEFAULT_SHELL_WORKERS;
@@ -36,4 +41,14 @@ export function daemonShellWorkers(env: Env, note: (message: string) => void): n
   if (Number.isInteger(n) && n >= 0 && n <= MAX_SHELL_WORKERS) return n;
   note(`ignoring MEND_SHELL_WORKERS=${value}: use a whole number from 0 to ${MAX_SHELL_WORKERS}`);
   return DEFAULT_SHELL_WORKERS;
+}
+
+/** Copies of the daemon's listening socket; 0: none. */
+export function daemonAcceptCopies(env: Env, note: (message: string) => void): number {
+  const value = env['MEND_ACCEPT_COPIES'];
+  if (value === undefined || value === '') return DEFAULT_ACCEPT_COPIES;
+  const n = Number(value);
+  if (Number.isInteger(n) && n >= 0 && n <= MAX_ACCEPT_COPIES) return n;
+  note(`ignoring MEND_ACCEPT_COPIES=${value}: use a whole number from 0 to ${MAX_ACCEPT_COPIES}`);
+  return DEFAULT_ACCEPT_COPIES;
 }

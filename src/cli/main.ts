@@ -26,7 +26,7 @@ import { errorFields, resultMessage } from '../wire/result-lines.js';
 import { parseArgs, type OutputFormat, type RunOptions } from './args.js';
 import { faultHookFromEnv } from './fault-hook.js';
 import { checkpointsFromEnv, outlineFromEnv, outlineScanFromEnv } from './outline-env.js';
-import { daemonAppendMode, daemonShellWorkers } from './daemon-env.js';
+import { daemonAcceptCopies, daemonAppendMode, daemonShellWorkers } from './daemon-env.js';
 import type { AppendMode } from '../session/queued-append/log-appender.js';
 import type { ShellRunner } from '../tools/tool.js';
 import { configuredModel, lazyProvider, type ProviderEnv } from './provider-factory.js';
@@ -121,7 +121,7 @@ export type ComposeOptions = Pick<RunOptions, 'provider' | 'scriptedResponses' |
     foreignSources?: boolean;
     /** How the JSONL store appends (default sync; the daemon: queued, see daemon-env.ts). */
     appendMode?: AppendMode | undefined;
-    /** How foreground shell commands run (default inline; the daemon: worker threads, see daemon-env.ts). */
+    /** How foreground shell commands run (default inline; the daemon: helper processes, see daemon-env.ts). */
     runShell?: ShellRunner | undefined;
   };
 
@@ -298,11 +298,13 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
       } catch (error) {
         return reportEarlyError(io, argv, errorCodeOf(error), errorMessageOf(error));
       }
-      // Many sessions on one event loop: durable appends go to the thread pool and shell
-      // commands start on worker threads (daemon-env.ts has the switches back).
+      // Many sessions on one event loop: durable appends go to the thread pool, shell commands
+      // start in small helper processes, and copies of the listening socket keep connections from
+      // waiting on a busy loop (daemon-env.ts has the switches back).
       const note = (message: string) => void io.stderr.write(`mend: warning: ${message}\n`);
       const appendMode = daemonAppendMode(io.env, note);
       const shellWorkers = daemonShellWorkers(io.env, note);
+      const acceptCopies = daemonAcceptCopies(io.env, note);
       const shells = shellWorkers > 0 ? (await import('../tools/shell-run/worker-shell-runner.js')).workerShellRunner(shellWorkers) : undefined;
       const host = await hostEnv(io, { ...serve, model: serve.model, frontEnd: 'daemon', appendMode, runShell: shells?.run }, controller.signal);
       host.runtime.mcpLog = (line) => {
@@ -311,7 +313,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
       // Sessions stop their servers when they close; whatever is left when the daemon exits is killed here.
       process.once('exit', killAllServerGroups);
       try {
-        return await runServe({ ...serve, token, mcpServers: mcp.specs, mcpFailed: mcp.failed }, host);
+        return await runServe({ ...serve, token, mcpServers: mcp.specs, mcpFailed: mcp.failed, acceptCopies }, host);
       } finally {
         await shells?.close();
         killAllServerGroups();

@@ -42,6 +42,19 @@ export { loadAndPlan, loadPlanHead, refusedOutcome } from './load-and-plan.js';
 /** A plan checkpoint refresh runs at most one part in REFRESH_DUTY of a session's wall time. */
 const REFRESH_DUTY = 20;
 
+const background = new Set<Promise<void>>();
+
+function trackBackground(work: Promise<void>): void {
+  const done = work.catch(() => undefined);
+  background.add(done);
+  void done.finally(() => background.delete(done));
+}
+
+/** Resolves once every checkpoint refresh that a `close({checkpoint: 'background'})` left running has ended. */
+export async function settledBackgroundCheckpoints(): Promise<void> {
+  while (background.size > 0) await Promise.allSettled([...background]);
+}
+
 export class SessionRuntime {
   readonly settings: RuntimeSettings;
   private readonly listeners = new Set<(event: RuntimeEvent) => void>();
@@ -649,14 +662,21 @@ export class SessionRuntime {
     return this.queue.interrupt('interrupt');
   }
 
-  /** Waits for queued work, then releases the lease. Nothing is written after it. */
-  async close(): Promise<void> {
+  /**
+   * Waits for queued work, then releases the lease. Nothing is written to the session after
+   * it. The plan checkpoint's last refresh (a cache in mend's own folder) is waited for too,
+   * unless `checkpoint: 'background'`: a host that lives on (the daemon closing one of many
+   * sessions) lets it finish after the close answered; settledBackgroundCheckpoints() waits
+   * for those.
+   */
+  async close(opts: { checkpoint?: 'wait' | 'background' } = {}): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await this.queue.drain();
     this.queue.dispose();
     await this.chain?.settled();
-    await this.settleCheckpoint();
+    if (opts.checkpoint === 'background') trackBackground(this.settleCheckpoint());
+    else await this.settleCheckpoint();
     await this.mcp.close();
     await this.lease?.release();
     this.lease = null;

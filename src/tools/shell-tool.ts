@@ -45,7 +45,7 @@ export const shellTool = defineTool({
     if (args.is_background) return runBackground(args, directory, env);
     // setTimeout fires at once for delays past 2^31-1 ms; a huge timeout means "very long", not "now".
     const timeoutMs = Math.min(args.timeout ?? DEFAULT_SHELL_TIMEOUT_MS, MAX_TIMER_MS);
-    // Inline by default; a host that serves many sessions runs commands on a worker thread (ctx.runShell).
+    // Inline by default; a host that serves many sessions runs commands in helper processes (ctx.runShell).
     return (ctx.runShell ?? runForegroundCommand)({ command: args.command, directory, env, timeoutMs, outputCap: ctx.outputCap }, ctx.signal);
   },
 });

@@ -22,11 +22,11 @@ export interface ToolContext {
   env?: Record<string, string>;
   /** Values redacted from every outcome before it is returned (see secretValues). */
   secrets?: string[];
-  /** How a foreground shell command runs; default inline (the daemon: on a worker thread, shell-run/). */
+  /** How a foreground shell command runs; default inline (the daemon: in a helper process, shell-run/). */
   runShell?: ShellRunner;
 }
 
-/** What a foreground call needs, as plain data (it may cross to a worker thread). */
+/** What a foreground call needs, as plain data (it may cross to a helper process). */
 export interface ForegroundCommand {
   command: string;
   directory: string;
@@ -37,7 +37,7 @@ export interface ForegroundCommand {
   outputCap: number;
 }
 
-/** How a foreground command runs: shell-run/foreground-command.ts's runForegroundCommand, or the same on a worker thread. */
+/** How a foreground command runs: shell-run/foreground-command.ts's runForegroundCommand, or the same in a helper process. */
 export type ShellRunner = (run: ForegroundCommand, signal: AbortSignal) => Promise<ToolOutcome>;
 
 export interface ToolOutcome {

@@ -359,13 +359,15 @@ export class DaemonSession {
   /**
    * Ends the session: a DELETE stops its turns (recorded as aborted); on server
    * shutdown the process-wide stop already did. Waits for the runtime to finish
-   * (the lease is released), then tells the clients and ends their streams.
+   * (the lease is released), then tells the clients and ends their streams. The plan
+   * checkpoint's last refresh (a cache) does not hold up the answer; serve waits for it
+   * before the daemon exits.
    */
   close(reason: (typeof SESSION_CLOSE_REASONS)[number]): Promise<void> {
     this.closing ??= (async () => {
       if (reason === 'client_close') this.stop.abort('interrupt');
       try {
-        await this.runtime.close();
+        await this.runtime.close({ checkpoint: 'background' });
       } finally {
         this.emit('session_closed', { sessionId: this.sessionId, reason, ...(reason === 'server_shutdown' ? { exitCode: 0 } : {}) });
         this.journal.close();

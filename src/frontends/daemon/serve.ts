@@ -10,10 +10,12 @@ import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import { MendError, errorCodeOf, errorMessageOf } from '../../errors.js';
 import type { HostEnv } from '../../runtime/host-env.js';
+import { settledBackgroundCheckpoints } from '../../runtime/session-runtime.js';
 import type { McpServerSpec } from '../../tools/mcp/mcp-config.js';
 import type { ApprovalMode } from '../../wire/approval-modes.js';
 import type { ReadyLine } from '../../wire/daemon-api.js';
 import { ExitCode, exitCodeFor } from '../../wire/exit-codes.js';
+import { listenCopies, type ListenCopies } from './accept-copies/listen-copies.js';
 import { createApp, type AppLimits } from './app.js';
 import { hostPort, isLoopbackHost } from './guards.js';
 import { SessionRegistry } from './session-registry.js';
@@ -47,6 +49,8 @@ export interface ServeOptions {
   mcpServers?: McpServerSpec[] | undefined;
   /** Servers of that configuration that could not be read: listed failed in every session. */
   mcpFailed?: { name: string; error: string }[] | undefined;
+  /** Copies of the listening socket polled beside it (accept-copies/listen-copies.ts); 0 or unset: none. */
+  acceptCopies?: number | undefined;
 }
 
 export const DEFAULT_LIMITS: AppLimits = {
@@ -68,6 +72,14 @@ const LISTEN_BACKLOG = 4096;
  * a busy daemon makes them wait instead (still bounded against a client that never sends).
  */
 const REQUEST_TIMEOUT_MS = 300_000;
+/**
+ * How long an idle kept-alive connection stays open. A new connection costs more than a
+ * request on a busy daemon: the loop accepts one connection per iteration (libuv 1.45+),
+ * so under load a client's next connection can wait seconds in the accept queue while a
+ * kept one is read at once. Node's 5 s closed the sockets of sessions waiting on a long
+ * turn; clients (fetch, node's Agent) give a socket up a second before this hint.
+ */
+const KEEP_ALIVE_MS = 65_000;
 
 function resolveRoots(roots: readonly string[], cwd: string): string[] {
   const wanted = roots.length > 0 ? roots : [cwd];
@@ -105,6 +117,7 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 export async function runServe(o: ServeOptions, host: HostEnv, limits: AppLimits = DEFAULT_LIMITS): Promise<number> {
   const log = (line: string) => void host.stderr.write(`mend serve: ${line}\n`);
   let server: Server | undefined;
+  let copies: ListenCopies | undefined;
   try {
     if (!isLoopbackHost(o.host) && o.token === undefined) {
       throw new MendError('usage', `refusing to listen on ${o.host} without a token: pass --token or set MEND_SERVER_TOKEN (loopback needs none)`);
@@ -139,7 +152,9 @@ export async function runServe(o: ServeOptions, host: HostEnv, limits: AppLimits
     server = createAdaptorServer({ fetch: app.fetch, hostname: o.host }) as Server;
     server.headersTimeout = REQUEST_TIMEOUT_MS;
     server.requestTimeout = REQUEST_TIMEOUT_MS;
+    server.keepAliveTimeout = KEEP_ALIVE_MS;
     port = await listen(server, o.port, o.host);
+    copies = await listenCopies(server, o.acceptCopies ?? 0, log);
 
     // A missing model setting is worth knowing now; loading and inspecting work without one.
     await host.runtime
@@ -158,8 +173,10 @@ export async function runServe(o: ServeOptions, host: HostEnv, limits: AppLimits
     // Shutdown. The signal already aborted every running turn through the runtimes.
     log(`${String(host.signal.reason)}: shutting down (${registry.size} open session${registry.size === 1 ? '' : 's'})`);
     closing = true;
+    copies.close();
     const stopped = new Promise<void>((resolve) => server!.close(() => resolve()));
     await registry.closeAll();
+    await settledBackgroundCheckpoints();
     // Streams end once their journal closed; connections still open after the grace period are cut.
     const cut = setTimeout(() => server!.closeAllConnections(), CLOSE_GRACE_MS);
     server.closeIdleConnections();
@@ -170,6 +187,7 @@ export async function runServe(o: ServeOptions, host: HostEnv, limits: AppLimits
   } catch (error) {
     const code = errorCodeOf(error);
     host.stderr.write(`mend: error [${code}]: ${errorMessageOf(error)}\n`);
+    copies?.close();
     server?.closeAllConnections();
     server?.close();
     return exitCodeFor(code);

@@ -2,7 +2,7 @@
  * One foreground shell command, start to end: `bash -c` in a process group of its own,
  * output streamed into the capper, the whole group killed when the call ends (normally,
  * on timeout or on abort). Free of the tool context, so that it runs the same inline
- * (the default) and on a worker thread (worker-shell-runner.ts).
+ * (the default) and in a helper process (worker-shell-runner.ts).
  */
 import { OutputCapper } from '../output-cap.js';
 import { ToolErrorType, errorOutcome, type ForegroundCommand, type ToolOutcome } from '../tool.js';

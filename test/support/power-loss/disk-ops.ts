@@ -108,7 +108,7 @@ export function diskTrace(calls: readonly Syscall[], sandbox: string, cwd: strin
   for (const c of calls) {
     if (toolRoots.has(c.pid) && c.name === 'execve' && !started.has(c.pid)) {
       started.add(c.pid);
-      const argv = [...(c.args[1] ?? '').matchAll(/"((?:\\x[0-9a-f]{2}|[^"])*)"/g)].map((m) => decodeString(`"${m[1]}"`).toString('utf8'));
+      const argv = argvOf(c);
       barriers.push({ at: c.entry, kind: 'tool_start', what: argv.join(' ').slice(0, 120) });
       toolStarts.push({ at: c.entry, argv });
       continue;
@@ -265,6 +265,14 @@ export function diskTrace(calls: readonly Syscall[], sandbox: string, cwd: strin
 }
 
 /** mend's own threads (one fd table), and the child processes it started (tools). */
+/** An execve's argv, decoded (strace prints strings hex-escaped: -xx). */
+function argvOf(c: Syscall): string[] {
+  return [...(c.args[1] ?? '').matchAll(/"((?:\\x[0-9a-f]{2}|[^"])*)"/g)].map((m) => decodeString(`"${m[1]}"`).toString('utf8'));
+}
+
+/** How mend's helper processes show in their execve: the shell helper's script, the socket-copying child's inline script. */
+const MEND_HELPERS = ['shell-run/shell-worker.js', "process.on('message'"];
+
 function classifyPids(calls: readonly Syscall[]): { mendPids: Set<number>; toolRoots: Set<number> } {
   const root = calls[0]?.pid ?? 0;
   const children = new Map<number, { parent: number; thread: boolean }>();
@@ -282,9 +290,23 @@ function classifyPids(calls: readonly Syscall[]): { mendPids: Set<number>; toolR
     if (!info || !info.thread || seen > 1000) return false;
     return isMend(info.parent, seen + 1);
   };
+  // mend's own helper processes (the daemon's shell helpers, the child that copies its
+  // listening socket) are not tools: the processes they start are.
+  const firstExec = new Map<number, string>();
+  for (const c of calls) if (c.name === 'execve' && !firstExec.has(c.pid)) firstExec.set(c.pid, argvOf(c).join(' '));
+  const isHelper = (pid: number): boolean => {
+    const info = children.get(pid);
+    return info !== undefined && !info.thread && isMend(info.parent) && MEND_HELPERS.some((mark) => (firstExec.get(pid) ?? '').includes(mark));
+  };
+  const underHelper = (pid: number, seen = 0): boolean => {
+    if (isHelper(pid)) return true;
+    const info = children.get(pid);
+    if (!info || !info.thread || seen > 1000) return false;
+    return underHelper(info.parent, seen + 1);
+  };
   for (const [pid, info] of children) {
     if (isMend(pid)) mendPids.add(pid);
-    else if (!info.thread && isMend(info.parent)) toolRoots.add(pid);
+    else if (!info.thread && (isMend(info.parent) || underHelper(info.parent)) && !isHelper(pid)) toolRoots.add(pid);
   }
   return { mendPids, toolRoots };
 }
