@@ -9,8 +9,9 @@
  * the checkpoint row deleted, torn, garbled, of another version, its seqs, change count, CRC
  * or hash changed, an older checkpoint row restored. Each is read twice: every plan and
  * listing fact must equal the plain pass's, and most appends are read through the checkpoint.
- * Also: a read-only user reads through checkpoints it cannot write, MEND_CHECKPOINTS=0 gives
- * no slot, and a runtime's refresh after a turn leaves a checkpoint the next resume uses.
+ * Also: a read-only user reads through checkpoints it cannot write, a database at schema
+ * version 1 is read as before (nothing created), MEND_CHECKPOINTS=0 gives no slot, and a
+ * runtime's refresh after a turn leaves a checkpoint the next resume uses.
  */
 import fc from 'fast-check';
 import pg from 'pg';
@@ -20,6 +21,7 @@ import { loadPlanAndFacts, loadPlanHead, refreshPlanCheckpoint } from '../../src
 import { projectKey } from '../../src/session/session-ids.js';
 import type { ChatRecord, Part } from '../../src/session/records.js';
 import { openStore } from '../../src/store/open-store.js';
+import { MIGRATIONS } from '../../src/store/postgres/pg-schema.js';
 import { PostgresSessionStore } from '../../src/store/postgres/pg-store.js';
 import type { ProjectScope, SessionRef, SessionStore } from '../../src/store/session-store.js';
 import { sessionRecordsArb } from '../support/arbitraries.js';
@@ -494,6 +496,54 @@ await describePostgres('plan checkpoints in PostgreSQL rows', () => {
       await sql.query(`REVOKE ALL ON ALL TABLES IN SCHEMA mend FROM ${role}`);
       await sql.query(`REVOKE ALL ON SCHEMA mend FROM ${role}`);
       await adminQuery(`DROP ROLE IF EXISTS ${role}`);
+    }
+  });
+
+  it('a database at schema version 1 is read as before: a note, no checkpoint, nothing created', async () => {
+    const old = await newDatabase();
+    const client = new pg.Client({ connectionString: old.url });
+    await client.connect();
+    const v1Notes: string[] = [];
+    const reader = new PostgresSessionStore({ spec: old.url, env: {}, checkpoints: { note: (m) => v1Notes.push(m) } });
+    const oracle = new PostgresSessionStore({ spec: old.url, env: {} });
+    try {
+      await client.query(`CREATE SCHEMA mend`);
+      await client.query(
+        `CREATE TABLE mend.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+      );
+      await client.query(MIGRATIONS[0]!.sql);
+      await client.query(`INSERT INTO mend.schema_migrations (version, name) VALUES (1, $1)`, [MIGRATIONS[0]!.name]);
+      const make = fc.sample(turnsArb('v'), { numRuns: 1, seed: 3 })[0]!;
+      const texts = make(null).map(line);
+      await client.query(
+        `INSERT INTO mend.sessions (session_id, project_root, project_key, created_at, updated_at, last_seq) VALUES ($1, $2, $3, now(), now(), $4)`,
+        [SESSION, scope.projectRoot, projectKey(scope.projectRoot), texts.length],
+      );
+      for (const [i, text] of texts.entries()) {
+        const c = columnsOf(text);
+        await client.query(`INSERT INTO mend.records (session_id, seq, uuid, parent_uuid, type, record) VALUES ($1, $2, $3, $4, $5, $6)`, [
+          SESSION,
+          i + 1,
+          c.uuid,
+          c.parent,
+          c.type,
+          text,
+        ]);
+      }
+      const ref = await oracle.resolve(scope, SESSION);
+      for (let i = 0; i < 2; i++) {
+        const got = await loadPlanHead(reader, ref, false, null);
+        await settledCheckpointWrites();
+        expect(plainValue(got)).toEqual(plainValue(await loadPlanHead(oracle, ref, false, null)));
+      }
+      expect(v1Notes.every((n) => n.includes('no checkpoint table yet'))).toBe(true);
+      expect(v1Notes.length).toBe(2);
+      const tables = await client.query(`SELECT to_regclass('mend.plan_checkpoints') AS t, (SELECT max(version) FROM mend.schema_migrations) AS v`);
+      expect(tables.rows[0]).toEqual({ t: null, v: 1 });
+    } finally {
+      await reader.close();
+      await oracle.close();
+      await client.end();
     }
   });
 
