@@ -71,6 +71,15 @@ export class PgDatabase {
       throw unavailable(this.target, error, doing);
     }
     let broken = false;
+    // A backend that dies while the client is checked out between two statements (a read
+    // parsing one batch while it waits for the next, a checkpoint refresh after a turn) is
+    // reported as an 'error' event on the client, which the pool listens for only while the
+    // client is idle: without a listener here it would end the process. The next statement
+    // fails and reports it; the client is not reused.
+    const onError = (): void => {
+      broken = true;
+    };
+    client.on('error', onError);
     try {
       return await fn(client);
     } catch (error) {
@@ -79,6 +88,7 @@ export class PgDatabase {
       if (mapped.code === 'store_unavailable' && mapped.details) mapped.details['phase'] = 'query';
       throw mapped;
     } finally {
+      client.off('error', onError);
       // A client that failed mid-statement may be in an unknown state: drop it rather than reuse it.
       client.release(broken);
     }
