@@ -35,20 +35,20 @@ export function daemonAppendMode(env: Env, note: (message: string) => void): App
 
 /** Helper processes for shell commands; 0: inline. */
 export function daemonShellWorkers(env: Env, note: (message: string) => void): number {
-  const value = env['MEND_SHELL_WORKERS'];
-  if (value === undefined || value === '') return DEFAULT_SHELL_WORKERS;
-  const n = Number(value);
-  if (Number.isInteger(n) && n >= 0 && n <= MAX_SHELL_WORKERS) return n;
-  note(`ignoring MEND_SHELL_WORKERS=${value}: use a whole number from 0 to ${MAX_SHELL_WORKERS}`);
-  return DEFAULT_SHELL_WORKERS;
+  return wholeNumber(env, 'MEND_SHELL_WORKERS', DEFAULT_SHELL_WORKERS, MAX_SHELL_WORKERS, note);
 }
 
 /** Copies of the daemon's listening socket; 0: none. */
 export function daemonAcceptCopies(env: Env, note: (message: string) => void): number {
-  const value = env['MEND_ACCEPT_COPIES'];
-  if (value === undefined || value === '') return DEFAULT_ACCEPT_COPIES;
+  return wholeNumber(env, 'MEND_ACCEPT_COPIES', DEFAULT_ACCEPT_COPIES, MAX_ACCEPT_COPIES, note);
+}
+
+/** A whole number from 0 to `max` in `name`; the default when unset, empty or anything else (told). */
+function wholeNumber(env: Env, name: string, fallback: number, max: number, note: (message: string) => void): number {
+  const value = env[name];
+  if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (Number.isInteger(n) && n >= 0 && n <= MAX_ACCEPT_COPIES) return n;
-  note(`ignoring MEND_ACCEPT_COPIES=${value}: use a whole number from 0 to ${MAX_ACCEPT_COPIES}`);
-  return DEFAULT_ACCEPT_COPIES;
+  if (Number.isInteger(n) && n >= 0 && n <= max) return n;
+  note(`ignoring ${name}=${value}: use a whole number from 0 to ${max}`);
+  return fallback;
 }

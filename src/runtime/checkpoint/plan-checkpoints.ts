@@ -25,7 +25,7 @@ import type { CheckpointSlot, PlanCheckpointSlot, RowCheckpointSlot } from '../.
 import { planFromOutline, type OutlinePlan } from '../outline-plan.js';
 import { readCheckpointBloom, readCheckpointHeader, writeCheckpoint, type CheckpointHeader } from './checkpoint-file.js';
 import { bytesFromLine, identifyLog, lineOffset, openIdentified, statLog } from './log-identity.js';
-import { cutOf, factsOf, planWindow, summarize, type ChainView, type LogFacts } from './prefix-summary.js';
+import { cutOf, factsOf, planWindow, summarize, windowView, type ChainView, type LogFacts } from './prefix-summary.js';
 import { planRows, refreshRows } from './row-checkpoints.js';
 import type { UuidBloom } from './uuid-bloom.js';
 import { alone, later, now, planner, snapshot, type CheckpointPlanInput, type PlannedLog, type Writing } from './window-planning.js';
@@ -168,14 +168,7 @@ async function fromCheckpoint(input: FileInput, header: CheckpointHeader, note: 
   if (stale && seen.chain !== null) {
     // Appended since (or its kept plan is missing or was made racily): a checkpoint of the
     // log as it is now, from the window just read.
-    const view: ChainView = {
-      window: seen.chain,
-      source: outline.source,
-      cwd: (i) => outline.cwd(i),
-      lineShift: summary.linesBefore,
-      cwdBefore: summary.cwd,
-      headBefore: { records: summary.records, head: summary.head },
-    };
+    const view = windowView(seen.chain, outline, summary);
     const wholeReadDiagnostics = summary.readDiagnostics.length + outline.read.diagnostics.length;
     const cut = cutOf(view);
     const offset = cut === null ? -1 : lineOffset(window, cut.line - summary.linesBefore);

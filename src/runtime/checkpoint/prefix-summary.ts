@@ -163,6 +163,18 @@ export interface ChainView {
   headBefore: { records: number; head: PrefixSummary['head'] } | null;
 }
 
+/** The view of a window read after a summary: its lines shifted past the prefix, the prefix's cwd and head before it. */
+export function windowView(window: LoadedChain, outline: SessionOutline, summary: PrefixSummary): ChainView {
+  return {
+    window,
+    source: outline.source,
+    cwd: (i) => outline.cwd(i),
+    lineShift: summary.linesBefore,
+    cwdBefore: summary.cwd,
+    headBefore: { records: summary.records, head: summary.head },
+  };
+}
+
 /** Where the next summary cuts the log: the last model record of the chain; null when there is none. */
 export function cutOf(view: ChainView): { k: number; line: number } | null {
   const { chain } = view.window;

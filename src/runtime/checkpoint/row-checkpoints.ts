@@ -15,7 +15,7 @@ import type { RowCheckpointSlot, StoredRowCheckpoint } from '../../store/session
 import { planFromOutline } from '../outline-plan.js';
 import type { CheckpointHeader } from './checkpoint-file.js';
 import { CHECKPOINT_VERSION } from './checkpoint-file.js';
-import { cutOf, factsOf, planWindow, summarize, type ChainView, type PrefixSummary } from './prefix-summary.js';
+import { cutOf, factsOf, planWindow, summarize, windowView, type ChainView, type PrefixSummary } from './prefix-summary.js';
 import { UuidBloom } from './uuid-bloom.js';
 import { alone, now, planner, snapshot, type CheckpointPlanInput, type PlannedLog, type Writing } from './window-planning.js';
 import type { LoadedChain } from '../../session/conversation-loader.js';
@@ -139,14 +139,7 @@ async function fromCheckpoint(input: RowInput, stored: Stored, note: Note, writi
   const stale = grown || (stored.parsed.result === null && input.activeWriter === null);
   if (stale && seen.chain !== null) {
     // Appended since (or its kept plan is missing): a checkpoint of the session as it is now, from the window just read.
-    const view: ChainView = {
-      window: seen.chain,
-      source: outline.source,
-      cwd: (i) => outline.cwd(i),
-      lineShift: summary.linesBefore,
-      cwdBefore: summary.cwd,
-      headBefore: { records: summary.records, head: summary.head },
-    };
+    const view = windowView(seen.chain, outline, summary);
     const cut = cutOf(view);
     if (cut !== null) {
       // As handed back now: the caller owns the plan and may change it before the write runs.

@@ -26,6 +26,7 @@ import { crc32 } from 'node:zlib';
 import type pg from 'pg';
 import { z } from 'zod';
 import type { RowCheckpointWrite, StoredRowCheckpoint } from '../session-store.js';
+import { bigintLike } from './pg-rows.js';
 
 /** Rows hashed at the head of the session and before the cut. */
 export const HEAD_ROWS = 64;
@@ -68,15 +69,6 @@ const WRITE = `INSERT INTO mend.plan_checkpoints AS c
 
 /** Arguments: session id. The session's change count (what a checkpoint of rows read after it is written under). */
 export const SESSION_CHANGES = `SELECT ${CHANGES} AS changes`;
-
-const bigintLike = z.union([z.number(), z.string(), z.bigint()]).transform((v, ctx) => {
-  const n = Number(v);
-  if (!Number.isSafeInteger(n)) {
-    ctx.addIssue({ code: 'custom', message: `not a safe integer: ${String(v)}` });
-    return z.NEVER;
-  }
-  return n;
-});
 
 /** Inbound: tolerant of every column being null (no checkpoint) or of any type (a garbled one is judged below). */
 const CheckpointReadRowSchema = z.looseObject({

@@ -7,7 +7,8 @@
 import { z } from 'zod';
 import type { ChatRecord } from '../../session/records.js';
 
-const bigintLike = z.union([z.number(), z.string(), z.bigint()]).transform((v, ctx) => {
+/** A bigint column as node-postgres gives it (a string, unless parsed), as a safe integer. */
+export const bigintLike = z.union([z.number(), z.string(), z.bigint()]).transform((v, ctx) => {
   const n = Number(v);
   if (!Number.isSafeInteger(n)) {
     ctx.addIssue({ code: 'custom', message: `not a safe integer: ${String(v)}` });
