@@ -29,7 +29,7 @@ import { readCheckpointHeader } from '../../src/runtime/checkpoint/checkpoint-fi
 import type { LogFacts } from '../../src/runtime/checkpoint/plan-checkpoints.js';
 import { loadPlanAndFacts, loadPlanHead } from '../../src/runtime/load-and-plan.js';
 import { readSessionLog } from '../../src/session/log-reader.js';
-import { SessionRuntime } from '../../src/runtime/session-runtime.js';
+import { SessionRuntime, settledBackgroundCheckpoints } from '../../src/runtime/session-runtime.js';
 import type { ChatRecord, Part } from '../../src/session/records.js';
 import { JsonlSessionStore } from '../../src/store/jsonl/jsonl-store.js';
 import type { ProjectScope } from '../../src/store/session-store.js';
@@ -325,6 +325,24 @@ describe('plan checkpoints', () => {
     const got = await loadPlanHead(store, ref, false, null);
     const expected = await loadPlanHead(plain, await plain.resolve(fx.deps.scope, log), false, null);
     expect(plainValue(got)).toEqual(plainValue(expected));
+    expect(runtimeNotes).toEqual([]);
+  });
+
+  it("a close that leaves the last refresh in the background (the daemon's) releases the lease; the refresh is settled later", async () => {
+    const fx = runtimeFixture([{ text: 'one' }, { text: 'two' }]);
+    const runtimeNotes: string[] = [];
+    const store = new JsonlSessionStore({ home: fx.home, checkpoints: { note: (m) => runtimeNotes.push(m) } });
+    fx.deps.store = store;
+    const runtime = await SessionRuntime.open(fx.deps, { target: { type: 'new' }, access: 'write', settings: defaultSettings });
+    for (const text of ['a', 'b']) expect(await runtime.prompt([{ text }])).toMatchObject({ status: 'success' });
+    await runtime.close({ checkpoint: 'background' });
+    const log = join(fx.chats, `${runtime.sessionId}.jsonl`);
+    const ref = await store.resolve(fx.deps.scope, log);
+    // The lease is free as soon as the close answered.
+    expect(await store.activeWriter(ref)).toBeNull();
+    await settledBackgroundCheckpoints();
+    const read = await readCheckpointHeader(store.checkpointSlot(ref)!.cacheFile);
+    expect('header' in read && read.header.log.bytes).toBe(statSync(log).size);
     expect(runtimeNotes).toEqual([]);
   });
 });
