@@ -308,6 +308,32 @@ describe('plan checkpoints', () => {
     expect(warmReads).toBeGreaterThan(appendReads / 2);
   }, 240_000);
 
+  it('model records in a row are one entry: a checkpoint never cuts between them (a dangling call before the cut stays answered)', async () => {
+    rmSync(home, { recursive: true, force: true });
+    const path = join(root, `${SESSION}.jsonl`);
+    const at = (s: number) => `2026-01-01T00:00:0${s}.000Z`;
+    const base = { sessionId: SESSION, version: 'mend/0.1.0' };
+    const call = (id: string | undefined) => ({ functionCall: { ...(id ? { id } : {}), name: 'run_shell_command', args: { command: '' } } });
+    writeFileSync(
+      path,
+      [
+        { ...base, uuid: 'r0', parentUuid: null, timestamp: at(0), type: 'assistant', message: { role: 'model', parts: [call('c1')] } },
+        { ...base, uuid: 'r1', parentUuid: 'r0', timestamp: at(1), type: 'assistant', message: { role: 'model', parts: [call(undefined)] } },
+      ]
+        .map((r) => `${JSON.stringify(r)}\n`)
+        .join(''),
+    );
+    // The first read writes the checkpoint; the prompt appended after it is read through it.
+    await planBoth(path, false, null);
+    appendFileSync(
+      path,
+      `${JSON.stringify({ ...base, uuid: 'a0', parentUuid: 'r1', timestamp: at(2), type: 'user', message: { role: 'user', parts: [{ text: 'next' }] } })}\n`,
+    );
+    await planBoth(path, false, null);
+    const plan = await loadPlanHead(withCheckpoints, await withCheckpoints.resolve(scope, path), false, null);
+    expect(plan.plan.continuation?.syntheticCallIds).toContain('c1');
+  });
+
   it('a runtime refreshes the checkpoint after each turn, off the turn; the next resume reads through it', async () => {
     const fx = runtimeFixture([{ text: 'one' }, { text: 'two' }, { text: 'three' }]);
     const runtimeNotes: string[] = [];

@@ -175,11 +175,16 @@ export function windowView(window: LoadedChain, outline: SessionOutline, summary
   };
 }
 
-/** Where the next summary cuts the log: the last model record of the chain; null when there is none. */
+/** Where the next summary cuts the log: before the last model entry of the chain (its first record); null when there is none. */
 export function cutOf(view: ChainView): { k: number; line: number } | null {
   const { chain } = view.window;
-  for (let k = chain.length - 1; k >= 0; k--) {
-    if (view.source.isModel(chain[k]!)) return { k, line: view.source.firstLine(chain[k]!) + view.lineShift };
+  for (let last = chain.length - 1; last >= 0; last--) {
+    if (!view.source.isModel(chain[last]!)) continue;
+    // Model records in a row are one history entry (their calls answered, or left dangling,
+    // together): the cut goes before the first of them, never between.
+    let k = last;
+    while (k > 0 && view.source.isModel(chain[k - 1]!)) k--;
+    return { k, line: view.source.firstLine(chain[k]!) + view.lineShift };
   }
   return null;
 }
