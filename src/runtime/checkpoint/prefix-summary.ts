@@ -1,7 +1,7 @@
 /**
  * What a plan checkpoint knows of a log's prefix, and how a plan over the rest joins it.
  *
- * The log is cut at the last model record of its active chain (the cut): everything
+ * The log is cut at the last model entry of its active chain the repair surely keeps (the cut): everything
  * before the cut's line is the prefix, summarised here; from the cut's line on is the
  * window, read and planned like any log (the same reader, loader and planner). The
  * window's own load stops at the cut (its parent lies in the prefix): the summary stands
@@ -10,7 +10,8 @@
  *
  * A join is refused (null, then the log is read whole) whenever the window might not
  * continue the prefix exactly: the window's chain does not end at the cut, a window record
- * may reuse a prefix uuid (a late fragment, a repeated line), another session id, a
+ * may reuse a prefix uuid (a late fragment, a repeated line) or supply a parent the
+ * prefix's walk found missing, another session id, a
  * compression or a parent cycle in the window, a result in the window that no call of
  * the window answers (it may answer one of the prefix). A summary is only written after
  * it reproduced the plan of the whole log it describes (summarize).
@@ -20,6 +21,7 @@ import type { HistoryBefore } from '../../recovery/plan-types.js';
 import type { LoadedChain } from '../../session/conversation-loader.js';
 import type { HistoryGap, LoadDiagnostic, SessionOrigin } from '../../session/conversation.js';
 import type { SessionOutline } from '../../session/outline/history-reader.js';
+import { isEmptyPart, isThoughtPart } from '../../session/model-entry.js';
 import { SystemSubtype } from '../../session/record-kinds.js';
 import type { ChatRecord, Content } from '../../session/records.js';
 import type { OutlinePlan, PrefixJoin } from '../outline-plan.js';
@@ -147,6 +149,12 @@ function joinRefusal(window: LoadedChain, source: SessionOutline['source'], outl
   if (bloom !== null) {
     for (let i = 0; i < source.count; i++) if (bloom.mayHave(source, i)) return 'a record of the window may reuse a uuid of the prefix';
   }
+  // The prefix's walk stopped at each gap because its parent was nowhere in the log: a
+  // window record with that uuid would carry the walk on (into a cycle, or further back).
+  if (summary.historyGaps.length > 0) {
+    const missing = new Set(summary.historyGaps.map((g) => g.missingParentUuid));
+    for (let i = 0; i < source.count; i++) if (missing.has(source.uuid(i))) return 'a record of the window supplies a parent the prefix lacked';
+  }
   return '';
 }
 
@@ -175,16 +183,38 @@ export function windowView(window: LoadedChain, outline: SessionOutline, summary
   };
 }
 
-/** Where the next summary cuts the log: before the last model entry of the chain (its first record); null when there is none. */
+/**
+ * Whether the repaired history surely keeps this model record's entry: a part that is
+ * sent whatever else the entry holds (a call with an id, or content that is neither a
+ * thought nor empty). An entry the repair empties (calls without ids only, thoughts
+ * only) vanishes, and the user entries on both sides of it become one: a cut there
+ * would split that entry between prefix and window.
+ */
+function surelyKept(record: ChatRecord): boolean {
+  const parts = record.type === 'assistant' ? record.message.parts : [];
+  return parts.some((part) => {
+    if (part.functionResponse !== undefined) return false;
+    if (part.functionCall !== undefined) return typeof part.functionCall.id === 'string' && part.functionCall.id !== '';
+    return !isThoughtPart(part) && !isEmptyPart(part);
+  });
+}
+
+/**
+ * Where the next summary cuts the log: before the last model entry of the chain that the
+ * repaired history surely keeps (its first record); null when there is none.
+ */
 export function cutOf(view: ChainView): { k: number; line: number } | null {
   const { chain } = view.window;
+  const source = view.source;
   for (let last = chain.length - 1; last >= 0; last--) {
-    if (!view.source.isModel(chain[last]!)) continue;
+    if (!source.isModel(chain[last]!)) continue;
     // Model records in a row are one history entry (their calls answered, or left dangling,
     // together): the cut goes before the first of them, never between.
     let k = last;
-    while (k > 0 && view.source.isModel(chain[k - 1]!)) k--;
-    return { k, line: view.source.firstLine(chain[k]!) + view.lineShift };
+    while (k > 0 && source.isModel(chain[k - 1]!)) k--;
+    const run = source.full(Array.from(chain.subarray(k, last + 1)));
+    if (run.some(surelyKept)) return { k, line: source.firstLine(chain[k]!) + view.lineShift };
+    last = k;
   }
   return null;
 }
