@@ -38,12 +38,15 @@ export function outlineScanFromEnv(env: Readonly<Record<string, string | undefin
 /**
  * Plan checkpoints (src/runtime/checkpoint): on unless MEND_CHECKPOINTS=0; with
  * MEND_CHECKPOINTS=debug, why a checkpoint was not used goes to `debug`.
+ * MEND_CHECKPOINT_MIN_BYTES=N: the shortest log that gets one (a whole number; the default
+ * otherwise, DEFAULT_CHECKPOINT_MIN_BYTES), e.g. 0 for the tests that drive small logs.
  */
 export function checkpointsFromEnv(
   env: Readonly<Record<string, string | undefined>>,
   debug: (line: string) => void,
-): { note?: (message: string) => void } | undefined {
+): { note?: (message: string) => void; minBytes?: number } | undefined {
   const value = env['MEND_CHECKPOINTS'];
   if (value === '0') return undefined;
-  return value === 'debug' ? { note: debug } : {};
+  const minBytes = /^\d+$/.test(env['MEND_CHECKPOINT_MIN_BYTES'] ?? '') ? Number(env['MEND_CHECKPOINT_MIN_BYTES']) : undefined;
+  return { ...(value === 'debug' ? { note: debug } : {}), ...(minBytes !== undefined && Number.isSafeInteger(minBytes) ? { minBytes } : {}) };
 }

@@ -109,6 +109,8 @@ interface FileIdent {
   dev: bigint;
   ino: bigint;
   mtimeNs: bigint;
+  /** The change time: any write, chmod or rename of the file moves it, and nothing sets it back. */
+  ctimeNs: bigint;
   text: string;
 }
 
@@ -130,7 +132,7 @@ function readLockFile(lockPath: string): LockFile {
     if (!st.isFile()) return { kind: 'not_regular' };
     const buf = Buffer.alloc(MAX_LOCK_BYTES);
     const n = fs.readSync(fd, buf, 0, MAX_LOCK_BYTES, 0);
-    return { kind: 'file', ident: { dev: st.dev, ino: st.ino, mtimeNs: st.mtimeNs, text: buf.toString('utf8', 0, n) } };
+    return { kind: 'file', ident: { dev: st.dev, ino: st.ino, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs, text: buf.toString('utf8', 0, n) } };
   } finally {
     fs.closeSync(fd);
   }
@@ -205,7 +207,7 @@ function tryCreate(lockPath: string, owner: LockOwner): FileIdent | null {
     });
     fs.writeSync(fd, text);
     const st = fs.fstatSync(fd, { bigint: true });
-    ident = { dev: st.dev, ino: st.ino, mtimeNs: st.mtimeNs, text };
+    ident = { dev: st.dev, ino: st.ino, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs, text };
     return ident;
   } catch (error) {
     throw lockFailed(lockPath, error);
@@ -263,6 +265,13 @@ function heldLock(lockPath: string, ident: FileIdent): SessionLock {
     path: lockPath,
     stillHeld(): boolean {
       if (released) return false;
+      // Asked before every append: one lstat answers while the file is untouched since we
+      // wrote it (same device, inode, size and change time: a new file in its place, a
+      // write or a chmod would move one of them); anything else is read and compared whole.
+      const st = fs.lstatSync(lockPath, { bigint: true, throwIfNoEntry: false });
+      if (st === undefined) return false;
+      if (st.isFile() && st.dev === ident.dev && st.ino === ident.ino && st.ctimeNs === ident.ctimeNs && st.size === BigInt(Buffer.byteLength(ident.text)))
+        return true;
       const file = readLockFile(lockPath);
       return file.kind === 'file' && sameFile(file.ident, ident);
     },

@@ -101,6 +101,11 @@ export interface PlanCheckpointSlot {
   readOptions: HistoryReadOptions;
   /** Where a checkpoint that is not used says why (a debug log), if anywhere. */
   note?: ((message: string) => void) | undefined;
+  /**
+   * A log shorter than this is read whole and gets no checkpoint (its full pass costs about
+   * what reading a checkpoint and its window does). Default: DEFAULT_CHECKPOINT_MIN_BYTES.
+   */
+  minBytes?: number | undefined;
 }
 
 /**

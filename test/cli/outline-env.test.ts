@@ -4,7 +4,7 @@
  * even a tiny log with the bundled worker through MEND_OUTLINE_CHUNK_BYTES.
  */
 import { describe, expect, it } from 'vitest';
-import { MIN_CPUS_FOR_WORKER, outlineFromEnv, outlineScanFromEnv } from '../../src/cli/outline-env.js';
+import { checkpointsFromEnv, MIN_CPUS_FOR_WORKER, outlineFromEnv, outlineScanFromEnv } from '../../src/cli/outline-env.js';
 
 const MANY = MIN_CPUS_FOR_WORKER;
 const FEW = MIN_CPUS_FOR_WORKER - 1;
@@ -49,5 +49,22 @@ describe('outlineScanFromEnv', () => {
   it('turns the line scanner off with MEND_OUTLINE_SCAN=0 only', () => {
     expect(outlineScanFromEnv({ MEND_OUTLINE_SCAN: '0' })).toBe(false);
     for (const value of [undefined, '1', '', 'no']) expect(outlineScanFromEnv({ MEND_OUTLINE_SCAN: value })).toBe(true);
+  });
+});
+
+describe('checkpointsFromEnv', () => {
+  const debug = (): void => undefined;
+
+  it('turns plan checkpoints off with MEND_CHECKPOINTS=0 only, and sends notes to debug with MEND_CHECKPOINTS=debug', () => {
+    expect(checkpointsFromEnv({ MEND_CHECKPOINTS: '0' }, debug)).toBeUndefined();
+    expect(checkpointsFromEnv({}, debug)).toEqual({});
+    expect(checkpointsFromEnv({ MEND_CHECKPOINTS: 'debug' }, debug)).toEqual({ note: debug });
+  });
+
+  it('takes the shortest log that gets a checkpoint from MEND_CHECKPOINT_MIN_BYTES, a whole number, and ignores anything else', () => {
+    expect(checkpointsFromEnv({ MEND_CHECKPOINT_MIN_BYTES: '0' }, debug)).toEqual({ minBytes: 0 });
+    expect(checkpointsFromEnv({ MEND_CHECKPOINT_MIN_BYTES: '4096', MEND_CHECKPOINTS: 'debug' }, debug)).toEqual({ note: debug, minBytes: 4096 });
+    for (const value of ['', '-1', '1.5', '1e3', 'many', '99999999999999999999'])
+      expect(checkpointsFromEnv({ MEND_CHECKPOINT_MIN_BYTES: value }, debug)).toEqual({});
   });
 });

@@ -22,7 +22,7 @@ const project = join(root, 'project');
 mkdirSync(project);
 const scope = { projectRoot: project, cwd: project };
 const notes: string[] = [];
-const store = new JsonlSessionStore({ home, checkpoints: { note: (m) => notes.push(m) } });
+const store = new JsonlSessionStore({ home, checkpoints: { note: (m) => notes.push(m), minBytes: 0 } });
 /** The listing that reads every session whole: the same store without listLogs. */
 const reference: SessionStore = Object.assign(Object.create(new JsonlSessionStore({ home })) as JsonlSessionStore, { listLogs: undefined });
 

@@ -27,7 +27,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { settledCheckpointWrites } from '../../src/runtime/checkpoint/plan-checkpoints.js';
 import { readCheckpointHeader } from '../../src/runtime/checkpoint/checkpoint-file.js';
 import type { LogFacts } from '../../src/runtime/checkpoint/plan-checkpoints.js';
-import { loadPlanAndFacts, loadPlanHead } from '../../src/runtime/load-and-plan.js';
+import { loadPlanAndFacts, loadPlanHead, refreshPlanCheckpoint } from '../../src/runtime/load-and-plan.js';
 import { readSessionLog } from '../../src/session/log-reader.js';
 import { SessionRuntime, settledBackgroundCheckpoints } from '../../src/runtime/session-runtime.js';
 import type { ChatRecord, Part } from '../../src/session/records.js';
@@ -44,7 +44,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 const scope: ProjectScope = { projectRoot: root, cwd: root };
 const notes: string[] = [];
 const home = join(root, 'home');
-const withCheckpoints = new JsonlSessionStore({ home, checkpoints: { note: (m) => notes.push(m) } });
+const withCheckpoints = new JsonlSessionStore({ home, checkpoints: { note: (m) => notes.push(m), minBytes: 0 } });
 const plain = new JsonlSessionStore({ home: join(root, 'plain-home') });
 const writer = { store: 'jsonl' as const, host: 'devbox', pid: 4242, since: '2026-01-01T00:00:00.000Z' };
 
@@ -337,7 +337,7 @@ describe('plan checkpoints', () => {
   it('a runtime refreshes the checkpoint after each turn, off the turn; the next resume reads through it', async () => {
     const fx = runtimeFixture([{ text: 'one' }, { text: 'two' }, { text: 'three' }]);
     const runtimeNotes: string[] = [];
-    const store = new JsonlSessionStore({ home: fx.home, checkpoints: { note: (m) => runtimeNotes.push(m) } });
+    const store = new JsonlSessionStore({ home: fx.home, checkpoints: { note: (m) => runtimeNotes.push(m), minBytes: 0 } });
     fx.deps.store = store;
     const runtime = await SessionRuntime.open(fx.deps, { target: { type: 'new' }, access: 'write', settings: defaultSettings });
     for (const text of ['a', 'b', 'c']) expect(await runtime.prompt([{ text }])).toMatchObject({ status: 'success' });
@@ -357,7 +357,7 @@ describe('plan checkpoints', () => {
   it("a close that leaves the last refresh in the background (the daemon's) releases the lease; the refresh is settled later", async () => {
     const fx = runtimeFixture([{ text: 'one' }, { text: 'two' }]);
     const runtimeNotes: string[] = [];
-    const store = new JsonlSessionStore({ home: fx.home, checkpoints: { note: (m) => runtimeNotes.push(m) } });
+    const store = new JsonlSessionStore({ home: fx.home, checkpoints: { note: (m) => runtimeNotes.push(m), minBytes: 0 } });
     fx.deps.store = store;
     const runtime = await SessionRuntime.open(fx.deps, { target: { type: 'new' }, access: 'write', settings: defaultSettings });
     for (const text of ['a', 'b']) expect(await runtime.prompt([{ text }])).toMatchObject({ status: 'success' });
@@ -370,6 +370,41 @@ describe('plan checkpoints', () => {
     const read = await readCheckpointHeader(store.checkpointSlot(ref)!.cacheFile);
     expect('header' in read && read.header.log.bytes).toBe(statSync(log).size);
     expect(runtimeNotes).toEqual([]);
+  });
+});
+
+describe('plan checkpoints of short logs', () => {
+  it('a log shorter than minBytes is read whole and gets no checkpoint; once it is longer, a read or a refresh writes one', async () => {
+    const minBytes = 32 * 1024;
+    const shortHome = join(root, 'short-home');
+    rmSync(shortHome, { recursive: true, force: true });
+    const store = new JsonlSessionStore({ home: shortHome, checkpoints: { minBytes } });
+    const path = join(root, `${SESSION}.jsonl`);
+    const records = (await fc.sample(turnsArb('s'), { seed: 7, numRuns: 1 }))[0]!(null);
+    writeFileSync(path, records.map(line).join(''));
+    expect(statSync(path).size).toBeLessThan(minBytes);
+    const ref = await store.resolve(scope, path);
+    const cacheFile = store.checkpointSlot(ref)!.cacheFile;
+    const expectSame = async (): Promise<void> =>
+      expect(plainValue(await loadPlanAndFacts(store, ref, false, null))).toEqual(
+        plainValue({ planned: await loadPlanHead(plain, await plain.resolve(scope, path), false, null), facts: await referenceFacts(path) }),
+      );
+    await expectSame();
+    await refreshPlanCheckpoint(store, ref);
+    await settledCheckpointWrites();
+    expect(existsSync(cacheFile)).toBe(false);
+    // Grown past minBytes: the next read writes the checkpoint, and the read after goes through it.
+    let parent = lastUuid(readFileSync(path));
+    while (statSync(path).size < minBytes) {
+      const more = (await fc.sample(turnsArb(`g${statSync(path).size}-`), { seed: statSync(path).size, numRuns: 1 }))[0]!(parent);
+      appendFileSync(path, more.map(line).join(''));
+      parent = lastUuid(readFileSync(path));
+    }
+    await expectSame();
+    await settledCheckpointWrites();
+    expect(existsSync(cacheFile)).toBe(true);
+    await expectSame();
+    rmSync(path, { force: true });
   });
 });
 

@@ -146,6 +146,37 @@ describe('acquireSessionLock', () => {
     expect(fs.readFileSync(lock.path, 'utf8')).toBe(JSON.stringify({ pid: 1, startTime: null }));
   });
 
+  it('stillHeld: the very file this lock wrote, untouched or only chmod-ed; not once it is removed, replaced (even by the same text) or rewritten', () => {
+    const log = logIn(tempDir());
+    const lock = acquireSessionLock(log, me);
+    expect(lock.stillHeld()).toBe(true);
+    // Touched but the same file with the same text: read whole, still ours.
+    fs.chmodSync(lock.path, 0o600);
+    expect(lock.stillHeld()).toBe(true);
+    const text = fs.readFileSync(lock.path, 'utf8');
+    // Another writer's file in its place, byte for byte the same.
+    fs.writeFileSync(`${lock.path}.other`, text);
+    fs.renameSync(`${lock.path}.other`, lock.path);
+    expect(lock.stillHeld()).toBe(false);
+    lock.release();
+    // Rewritten in place (same inode), same length.
+    const second = acquireSessionLock(logIn(tempDir()), me);
+    expect(second.stillHeld()).toBe(true);
+    const mine = fs.readFileSync(second.path, 'utf8');
+    fs.writeFileSync(
+      second.path,
+      mine.replace(/"pid":\d/, (m) => m.slice(0, -1) + (m.endsWith('9') ? '8' : '9')),
+    );
+    expect(fs.readFileSync(second.path, 'utf8').length).toBe(mine.length);
+    expect(second.stillHeld()).toBe(false);
+    fs.rmSync(second.path);
+    const third = acquireSessionLock(logIn(tempDir()), me);
+    fs.rmSync(third.path);
+    expect(third.stillHeld()).toBe(false);
+    second.release();
+    third.release();
+  });
+
   it('creates a missing session folder (0700) for the lock', () => {
     const root = tempDir();
     const log = join(root, 'chats', `${SID}.jsonl`);

@@ -37,6 +37,18 @@ export { settledCheckpointWrites } from './window-planning.js';
 /** A plan through a log's checkpoint file. */
 type FileInput = CheckpointPlanInput<PlanCheckpointSlot>;
 
+/**
+ * The shortest log that gets a checkpoint: below it a full pass costs about what reading a
+ * checkpoint and its window does (a 64 KiB log is a few hundred records, planned in a
+ * millisecond or two), and a daemon of many short sessions would spend its loop refreshing
+ * checkpoints nobody needs.
+ */
+export const DEFAULT_CHECKPOINT_MIN_BYTES = 64 * 1024;
+
+function minBytesOf(slot: PlanCheckpointSlot): number {
+  return slot.minBytes ?? DEFAULT_CHECKPOINT_MIN_BYTES;
+}
+
 function isRows(input: CheckpointPlanInput): input is CheckpointPlanInput<RowCheckpointSlot> {
   return input.slot.kind === 'rows';
 }
@@ -116,7 +128,8 @@ function isRacy(madeAtMs: number, mtimeNs: string, ctimeNs: string): boolean {
  * Brings the log's checkpoint up to date after a turn appended to it (SessionRuntime, off
  * the turn's path): through the current checkpoint when one matches, else by a full pass
  * only for a log of at most `fullPassBytes` (a new session gets its checkpoint early; a
- * long log without one waits for the next read). Never throws: it is a cache.
+ * long log without one waits for the next read). A log shorter than the slot's minBytes
+ * is left alone (one stat). Never throws: it is a cache.
  */
 export async function refreshCheckpoint(input: CheckpointPlanInput, fullPass: { bytes: number; rows: number }): Promise<void> {
   if (isRows(input)) return refreshRows(input, fullPass.rows);
@@ -127,10 +140,12 @@ async function refreshFile(input: FileInput, fullPassBytes: number): Promise<voi
   const { slot } = input;
   const note = (message: string): void => slot.note?.(`plan checkpoint of ${slot.path}: ${message}`);
   try {
+    const size = (await stat(slot.path)).size;
+    if (size < minBytesOf(slot)) return;
     const read = await readCheckpointHeader(slot.cacheFile);
     if ('header' in read && (await keptResult(input, read.header)) !== null) return;
     if ('header' in read && (await fromCheckpoint(input, read.header, note, now)) !== null) return;
-    if ((await stat(slot.path)).size <= fullPassBytes) await fullPass(input, note, now);
+    if (size <= fullPassBytes) await fullPass(input, note, now);
   } catch (error) {
     note(`not refreshed (${(error as Error).message})`);
   }
@@ -165,7 +180,7 @@ async function fromCheckpoint(input: FileInput, header: CheckpointHeader, note: 
   const result: PlannedLog = { planned: planned.plan, facts };
   const unkept = header.result === null || (header.log.mtimeNs !== null && isRacy(header.log.madeAtMs, header.log.mtimeNs, header.log.ctimeNs!));
   const stale = opened.grown || (unkept && input.activeWriter === null && !opened.grown);
-  if (stale && seen.chain !== null) {
+  if (stale && seen.chain !== null && opened.size >= minBytesOf(slot)) {
     // Appended since (or its kept plan is missing or was made racily): a checkpoint of the
     // log as it is now, from the window just read.
     const view = windowView(seen.chain, outline, summary);
@@ -195,7 +210,7 @@ async function fullPass(input: FileInput, note: (message: string) => void, writi
   const origin = input.originOf(outline);
   if (origin) planned.loaded.conversation.origin = origin;
   const result: PlannedLog = { planned, facts: factsOf(outline, null) };
-  if (seen.chain === null) return result;
+  if (seen.chain === null || outline.read.bytes < minBytesOf(slot)) return result;
   const view: ChainView = { window: seen.chain, source: outline.source, cwd: (i) => outline.cwd(i), lineShift: 0, cwdBefore: null, headBefore: null };
   const cut = cutOf(view);
   if (cut === null) return result;

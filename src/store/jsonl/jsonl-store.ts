@@ -50,9 +50,10 @@ export interface JsonlStoreOptions {
   /**
    * Plan checkpoints (src/runtime/checkpoint) in `<home>/cache/checkpoints`, for every log
    * this store reads (its own and other writers' logs opened by path); `note` gets why one
-   * was not used. Off when absent (MEND_CHECKPOINTS=0 in the CLI).
+   * was not used; `minBytes`: the shortest log that gets one (PlanCheckpointSlot.minBytes).
+   * Off when absent (MEND_CHECKPOINTS=0 in the CLI).
    */
-  checkpoints?: { note?: ((message: string) => void) | undefined } | undefined;
+  checkpoints?: { note?: ((message: string) => void) | undefined; minBytes?: number | undefined } | undefined;
 }
 
 async function isRegularFile(path: string): Promise<boolean> {
@@ -183,6 +184,7 @@ export class JsonlSessionStore implements SessionStore {
       cacheFile: join(this.options.home, 'cache', 'checkpoints', `${key}.ckpt`),
       readOptions: this.outlineOptions(ref),
       note: checkpoints.note,
+      minBytes: checkpoints.minBytes,
     };
   }
 
