@@ -32,6 +32,7 @@ import { promptParts } from '../shared/prompt-parts.js';
 import { requestServerSpecs } from './daemon-mcp-servers.js';
 import { guards, type GuardConfig } from './guards.js';
 import { approvalModeOf, type OpenKind, type SessionRegistry } from './session-registry.js';
+import { sseFrame } from './sse-frames.js';
 
 export interface AppLimits {
   maxBodyBytes: number;
@@ -377,13 +378,18 @@ export function createApp(deps: AppDeps): Hono {
         let sent = 0;
         let lastReplayed = afterId ?? 0;
         if (afterId !== undefined && replayed === 0) await replayComplete(stream, 0, lastReplayed);
+        // Every event that is ready goes out in one write (a burst was a write each).
         for (let entry = await subscriber.next(); entry !== null && !stream.aborted; entry = await subscriber.next()) {
-          await stream.writeSSE({ id: String(entry.id), event: entry.type, data: entry.json });
-          sent += 1;
-          if (sent === replayed) {
-            lastReplayed = entry.id;
-            await replayComplete(stream, replayed, lastReplayed);
+          let frames = '';
+          for (const ready of [entry, ...subscriber.takeQueued()]) {
+            frames += sseFrame({ id: String(ready.id), event: ready.type, data: ready.json });
+            sent += 1;
+            if (sent === replayed) {
+              lastReplayed = ready.id;
+              frames += replayCompleteFrame(replayed, lastReplayed);
+            }
           }
+          await stream.write(frames);
         }
         if (subscriber.evicted && !stream.aborted) {
           log(`session ${session.sessionId}: an event stream fell ${maxQueued} events behind and was closed`);
@@ -412,5 +418,9 @@ function retry(stream: SSEStreamingApi, ms: number): Promise<void> {
 }
 
 function replayComplete(stream: SSEStreamingApi, replayedCount: number, lastReplayedEventId: number): Promise<void> {
-  return stream.writeSSE({ event: 'replay_complete', data: JSON.stringify({ v: 1, type: 'replay_complete', data: { replayedCount, lastReplayedEventId } }) });
+  return stream.write(replayCompleteFrame(replayedCount, lastReplayedEventId)).then(() => undefined);
+}
+
+function replayCompleteFrame(replayedCount: number, lastReplayedEventId: number): string {
+  return sseFrame({ event: 'replay_complete', data: JSON.stringify({ v: 1, type: 'replay_complete', data: { replayedCount, lastReplayedEventId } }) });
 }

@@ -73,6 +73,11 @@ export class Subscriber {
     }
   }
 
+  /** What is queued now, taken at once (none: an empty array); next() waits for what comes after. */
+  takeQueued(): JournalEntry[] {
+    return this.queue.splice(0, this.queue.length);
+  }
+
   /** Stops delivery; what is queued is still read (unless evicted: then it is dropped). */
   end(): void {
     if (this.ended) return;

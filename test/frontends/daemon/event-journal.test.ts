@@ -48,4 +48,19 @@ describe('EventJournal', () => {
     expect(journal.subscriberCount).toBe(0);
     expect(await subscriber.next()).toBeNull();
   });
+
+  it('takeQueued hands over what is queued at once, in order, and next() then waits for what comes after', async () => {
+    const journal = new EventJournal('e', { ...limits, maxQueued: 10 });
+    const { subscriber } = journal.subscribe(undefined);
+    expect(subscriber.takeQueued()).toEqual([]);
+    for (let i = 1; i <= 3; i++) journal.append(event(i));
+    expect((await subscriber.next())!.id).toBe(1);
+    expect(subscriber.takeQueued().map((e) => e.id)).toEqual([2, 3]);
+    expect(subscriber.takeQueued()).toEqual([]);
+    const later = subscriber.next();
+    journal.append(event(4));
+    expect((await later)!.id).toBe(4);
+    journal.close();
+    expect(await subscriber.next()).toBeNull();
+  });
 });
