@@ -334,6 +334,67 @@ describe('plan checkpoints', () => {
     expect(plan.plan.continuation?.syntheticCallIds).toContain('c1');
   });
 
+  it('a window record that supplies the parent the prefix lacked is not joined (the walk now goes on, here into a cycle)', async () => {
+    rmSync(home, { recursive: true, force: true });
+    const path = join(root, `${SESSION}.jsonl`);
+    const base = { sessionId: SESSION, version: 'mend/0.1.0', timestamp: '2026-01-01T00:00:00.000Z' };
+    const call = { functionCall: { id: 'c1', name: 'read_file', args: { p: 'x' } } };
+    writeFileSync(
+      path,
+      [
+        '{"uuid":"a0", torn\n',
+        line({ ...base, uuid: 'a1', parentUuid: 'a0', type: 'assistant', message: { role: 'model', parts: [call] } }),
+        line({
+          ...base,
+          uuid: 'a2',
+          parentUuid: 'a1',
+          type: 'tool_result',
+          message: { role: 'user', parts: [{ functionResponse: { id: 'c1', name: 'read_file', response: { output: 'x' } } }] },
+        }),
+        line({ ...base, uuid: 'a3', parentUuid: 'a2', type: 'assistant', message: { role: 'model', parts: [{ text: 'done' }] } }),
+      ].join(''),
+    );
+    // The first read leaves a checkpoint whose prefix ends at a gap (a1's parent a0 is missing).
+    await planBoth(path, false, null);
+    expect(checkpointFile()).not.toBe('');
+    appendFileSync(path, line({ ...base, uuid: 'a0', parentUuid: 'a3', type: 'user', message: { role: 'user', parts: [{ text: 'again' }] } }));
+    notes.length = 0;
+    await planBoth(path, false, null);
+    expect(notes.some((n) => n.includes('supplies a parent the prefix lacked'))).toBe(true);
+    const plan = await loadPlanHead(plain, await plain.resolve(scope, path), false, null);
+    expect(plan.loaded.diagnostics.map((d) => d.code)).toContain('parent_cycle');
+  });
+
+  it('a model entry the repair empties (a call without an id) is never the cut: the prompts on both sides stay one entry', async () => {
+    rmSync(home, { recursive: true, force: true });
+    const path = join(root, `${SESSION}.jsonl`);
+    const base = { sessionId: SESSION, version: 'mend/0.1.0', timestamp: '2026-01-01T00:00:00.000Z' };
+    writeFileSync(
+      path,
+      [
+        line({
+          ...base,
+          uuid: 'r0',
+          parentUuid: null,
+          type: 'user',
+          message: { role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }] },
+        }),
+        line({
+          ...base,
+          uuid: 'r1',
+          parentUuid: 'r0',
+          type: 'assistant',
+          message: { role: 'model', parts: [{ functionCall: { id: '', name: 'run_shell_command', args: { command: '' } } }] },
+        }),
+      ].join(''),
+    );
+    await planBoth(path, false, null);
+    appendFileSync(path, line({ ...base, uuid: 'a0', parentUuid: 'r1', type: 'user', message: { role: 'user', parts: [{ text: '0' }] } }));
+    await planBoth(path, false, null);
+    const plan = await loadPlanHead(withCheckpoints, await withCheckpoints.resolve(scope, path), false, null);
+    expect(plan.plan.continuation?.parts).toHaveLength(2);
+  });
+
   it('a runtime refreshes the checkpoint after each turn, off the turn; the next resume reads through it', async () => {
     const fx = runtimeFixture([{ text: 'one' }, { text: 'two' }, { text: 'three' }]);
     const runtimeNotes: string[] = [];
