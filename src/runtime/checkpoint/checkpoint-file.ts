@@ -18,7 +18,7 @@ import type { LogFacts, PrefixSummary } from './prefix-summary.js';
 import { UuidBloom } from './uuid-bloom.js';
 
 /** Bump when anything about what a checkpoint holds or means changes (a file's or a PostgreSQL row's body): older ones are then ignored. */
-export const CHECKPOINT_VERSION = 4;
+export const CHECKPOINT_VERSION = 5;
 const MAGIC = Buffer.from('mendckpt', 'latin1');
 const FIXED = MAGIC.length + 12;
 
