@@ -62,14 +62,14 @@ function describeParts(parts: readonly Part[], synthetic: readonly string[]): st
   return pieces.join('; ');
 }
 
-function buildContinuation(kind: SessionRecoveryKind, apiHistory: readonly Content[], synthesized: readonly string[]): RecoveryContinuation | undefined {
+function buildContinuation(kind: SessionRecoveryKind, apiHistory: readonly Content[], synthetic: ReadonlySet<Part>): RecoveryContinuation | undefined {
   if (kind !== 'interrupted_prompt' && kind !== 'interrupted_turn') return undefined;
   // Everything after the last model entry of the history that is sent: executing the
   // continuation sends apiHistory as it is, so these parts reach the model exactly once.
   const parts = apiHistory.slice(lastModelEntryIndex(apiHistory) + 1).flatMap((entry) => entry.parts);
-  // A set: with 160k calls, includes() per part made this quadratic.
-  const synthetic = new Set(synthesized);
-  const syntheticCallIds = parts.map((p) => p.functionResponse?.id).filter((id): id is string => id !== undefined && synthetic.has(id));
+  // The synthetic parts themselves, not their ids: a recorded result of a call that reuses
+  // the id of an earlier, synthesized one is not marked failed.
+  const syntheticCallIds = parts.filter((p) => synthetic.has(p)).map((p) => p.functionResponse!.id ?? '');
   return {
     mode: kind === 'interrupted_turn' ? 'tool_result_parts' : 'retry_user_parts',
     // cloneJson: structuredClone was most of the plan time over a turn of 160k calls.
@@ -121,7 +121,7 @@ function planOver(input: BuildPlanInput, originalApiHistory: HistorySource, keep
   ];
 
   // 3. Continuation and policy.
-  const continuation = buildContinuation(kind, repaired.history, repaired.synthesizedCallIds);
+  const continuation = buildContinuation(kind, repaired.history, repaired.syntheticParts);
   const policy = decidePolicy({
     kind,
     cause,

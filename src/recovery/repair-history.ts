@@ -20,6 +20,11 @@ export interface RepairResult {
   repairs: RecoveryRepair[];
   /** Call ids that received a synthetic result, in history order. */
   synthesizedCallIds: string[];
+  /**
+   * The synthetic result parts themselves, as they stand in `history`: an id alone cannot
+   * tell them from a recorded result of a later call that reuses the id (call_0 numbering).
+   */
+  syntheticParts: Set<Part>;
 }
 
 export interface RepairOptions {
@@ -364,6 +369,7 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
   let keeping = keepFrom <= 0;
   const repairs: RecoveryRepair[] = [];
   const synthesizedCallIds: string[] = [];
+  const syntheticParts = new Set<Part>();
   // What input entries before keepFrom give is counted, not kept.
   const emit = (entry: Content): void => {
     if (keeping) history.push(entry);
@@ -398,7 +404,9 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
     }
     repairs.push({ type: 'synthesized_tool_result', callId: id, name });
     synthesizedCallIds.push(id);
-    return syntheticResultPart(id, name);
+    const part = syntheticResultPart(id, name);
+    syntheticParts.add(part);
+    return part;
   }
 
   k = countedParts;
@@ -469,7 +477,7 @@ export function repairHistory(written: readonly Content[] | HistorySource, optio
     emit({ role: 'user', parts: entryCalls.map(listResult) });
   }
 
-  const result: RepairResult = { history, repairs, synthesizedCallIds };
+  const result: RepairResult = { history, repairs, synthesizedCallIds, syntheticParts };
   if (options.keepFrom !== undefined) result.skipped = skipped;
   return result;
 }

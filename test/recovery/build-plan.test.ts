@@ -129,6 +129,15 @@ describe('continuation reaches the model exactly once', () => {
     expect(parts[1]).toEqual(result('b', 'run_shell_command', 'B'));
     expect(p.continuation!.syntheticCallIds).toEqual(['a', 'c']);
   });
+
+  it('a recorded result is never marked failed because an earlier call of the same id was synthesized (call_0 numbering)', () => {
+    // The first call_0 is answered by nothing (its result answers the later call_0).
+    const p = plan([user(text('go')), model(call('call_0')), user(text('and then')), model(call('call_0')), user(result('call_0', 'run_shell_command', 'R'))]);
+    expect(p.repairs).toEqual([{ type: 'synthesized_tool_result', callId: 'call_0', name: 'run_shell_command' }]);
+    expect(p.continuation!.parts).toEqual([result('call_0', 'run_shell_command', 'R')]);
+    expect(p.continuation!.syntheticCallIds).toEqual([]);
+    expect(p.continuation!.displayText).toBe('1 tool result');
+  });
 });
 
 describe('planId', () => {

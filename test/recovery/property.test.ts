@@ -265,7 +265,7 @@ describe('repairHistory over generated histories', () => {
     fc.assert(
       fc.property(historyArb, (history) => {
         const once = repairHistory(history);
-        expect(repairHistory(once.history)).toEqual({ history: once.history, repairs: [], synthesizedCallIds: [] });
+        expect(repairHistory(once.history)).toEqual({ history: once.history, repairs: [], synthesizedCallIds: [], syntheticParts: new Set() });
       }),
       { numRuns: 1500 },
     );

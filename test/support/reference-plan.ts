@@ -173,11 +173,12 @@ function isAdjacent(call: Call, history: readonly Content[]): boolean {
   return true;
 }
 
-function repair(history: readonly Content[]): { history: Content[]; repairs: RecoveryRepair[]; synthesized: string[] } {
+function repair(history: readonly Content[]): { history: Content[]; repairs: RecoveryRepair[]; synthesized: Set<Part> } {
   const { callFates, resultFates } = pair(history);
   const out: Content[] = [];
   const repairs: RecoveryRepair[] = [];
-  const synthesized: string[] = [];
+  // The synthetic result parts (by identity: a later call may reuse a synthesized call's id).
+  const synthesized = new Set<Part>();
 
   history.forEach((entry, e) => {
     const kept: Part[] = [];
@@ -212,7 +213,6 @@ function repair(history: readonly Content[]): { history: Content[]; repairs: Rec
     for (const call of entryCalls) {
       if (call.result === null) {
         repairs.push({ type: 'synthesized_tool_result', callId: call.id, name: call.name });
-        synthesized.push(call.id);
       } else {
         if (!isAdjacent(call, history)) repairs.push({ type: 'hoisted_tool_result', callId: call.id, name: call.name });
         if (call.result.renamed) {
@@ -220,7 +220,9 @@ function repair(history: readonly Content[]): { history: Content[]; repairs: Rec
           repairs.push({ type: 'renamed_tool_result', callId: call.id, name: call.name, recordedName });
         }
       }
-      results.push(resultPartOf(call, history));
+      const part = resultPartOf(call, history);
+      if (call.result === null) synthesized.add(part);
+      results.push(part);
     }
     out.push({ role: 'user', parts: results });
   });
@@ -314,7 +316,7 @@ export function referencePlan(input: BuildPlanInput): ReferencePlan {
   let continuation: ReferencePlan['continuation'] = null;
   if (kind === 'interrupted_prompt' || kind === 'interrupted_turn') {
     const parts = repaired.history.slice(lastModelEntry(repaired.history) + 1).flatMap((entry) => entry.parts);
-    const syntheticCallIds = parts.map((part) => part.functionResponse?.id).filter((id): id is string => id !== undefined && repaired.synthesized.includes(id));
+    const syntheticCallIds = parts.filter((part) => repaired.synthesized.has(part)).map((part) => part.functionResponse!.id ?? '');
     continuation = { mode: kind === 'interrupted_turn' ? 'tool_result_parts' : 'retry_user_parts', parts, syntheticCallIds };
   }
 
