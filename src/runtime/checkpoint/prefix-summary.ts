@@ -1,20 +1,21 @@
 /**
  * What a plan checkpoint knows of a log's prefix, and how a plan over the rest joins it.
  *
- * The log is cut at the last model entry of its active chain the repair surely keeps (the cut): everything
- * before the cut's line is the prefix, summarised here; from the cut's line on is the
- * window, read and planned like any log (the same reader, loader and planner). The
- * window's own load stops at the cut (its parent lies in the prefix): the summary stands
- * for the rest: the records, diagnostics and gaps before it, the compressed history, and
- * what the plan lists and counts for the history entries before the cut (HistoryBefore).
+ * The log is cut at the last model entry of its active chain that the repair surely
+ * keeps (the cut): everything before the cut's line is the prefix, summarised here; from
+ * the cut's line on is the window, read and planned like any log (the same reader,
+ * loader and planner). The window's own load stops at the cut (its parent lies in the
+ * prefix): the summary stands for the rest: the records, diagnostics and gaps before it,
+ * the compressed history, and what the plan lists and counts for the history entries
+ * before the cut (HistoryBefore).
  *
  * A join is refused (null, then the log is read whole) whenever the window might not
  * continue the prefix exactly: the window's chain does not end at the cut, a window record
  * may reuse a prefix uuid (a late fragment, a repeated line) or supply a parent the
- * prefix's walk found missing, another session id, a
- * compression or a parent cycle in the window, a result in the window that no call of
- * the window answers (it may answer one of the prefix). A summary is only written after
- * it reproduced the plan of the whole log it describes (summarize).
+ * prefix's walk found missing, another session id, a compression or a parent cycle in
+ * the window, a result in the window that no call of the window answers (it may answer
+ * one of the prefix). A summary is only written after it reproduced the plan of the
+ * whole log it describes (summarize).
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { HistoryBefore } from '../../recovery/plan-types.js';
