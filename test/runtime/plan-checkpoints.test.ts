@@ -30,10 +30,10 @@ import type { LogFacts } from '../../src/runtime/checkpoint/plan-checkpoints.js'
 import { loadPlanAndFacts, loadPlanHead, refreshPlanCheckpoint } from '../../src/runtime/load-and-plan.js';
 import { readSessionLog } from '../../src/session/log-reader.js';
 import { SessionRuntime, settledBackgroundCheckpoints } from '../../src/runtime/session-runtime.js';
-import type { ChatRecord, Part } from '../../src/session/records.js';
+import type { ChatRecord } from '../../src/session/records.js';
 import { JsonlSessionStore } from '../../src/store/jsonl/jsonl-store.js';
 import type { ProjectScope } from '../../src/store/session-store.js';
-import { garbageLineArb, sessionRecordsArb } from '../support/arbitraries.js';
+import { garbageLineArb, sessionRecordsArb, sessionTurnsArb } from '../support/arbitraries.js';
 import { defaultSettings, runtimeFixture } from '../support/runtime.js';
 
 const SESSION = '11111111-2222-4333-8444-555555555555';
@@ -51,36 +51,9 @@ const writer = { store: 'jsonl' as const, host: 'devbox', pid: 4242, since: '202
 let counter = 0;
 const line = (record: unknown): string => `${JSON.stringify(record)}\n`;
 
-/** Well-behaved turns: a prompt, model entries with calls and their results; the last turn may stop anywhere. */
+/** Well-behaved turns of the session (test/support/arbitraries.ts). */
 function turnsArb(prefix: string, sessionId = SESSION, version = 'mend/0.1.0'): fc.Arbitrary<(parent: string | null) => ChatRecord[]> {
-  return fc
-    .record({
-      turns: fc.array(fc.array(fc.nat({ max: 2 }), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 5 }),
-      stop: fc.nat({ max: 20 }),
-      text: fc.string({ maxLength: 5 }),
-      cwd: fc.constantFrom('/p', undefined),
-    })
-    .map(({ turns, stop, text, cwd }) => (start: string | null) => {
-      const out: ChatRecord[] = [];
-      let parent = start;
-      const push = (r: Omit<ChatRecord, 'uuid' | 'parentUuid' | 'sessionId' | 'timestamp' | 'version'>): void => {
-        const uuid = `${prefix}${out.length}`;
-        out.push({ uuid, parentUuid: parent, sessionId, timestamp: '2026-01-01T00:00:00.000Z', version, ...(cwd ? { cwd } : {}), ...r } as ChatRecord);
-        parent = uuid;
-      };
-      turns.forEach((rounds, t) => {
-        push({ type: 'user', message: { role: 'user', parts: [{ text: `${text}${t}` }] } });
-        rounds.forEach((calls, r) => {
-          const ids = Array.from({ length: calls }, (_, c) => `${prefix}t${t}r${r}c${c}`);
-          const parts: Part[] = [{ text: 'ok' }, ...ids.map((id) => ({ functionCall: { id, name: 'read_file', args: { p: id } } }))];
-          push({ type: 'assistant', message: { role: 'model', parts } });
-          for (const id of ids)
-            push({ type: 'tool_result', message: { role: 'user', parts: [{ functionResponse: { id, name: 'read_file', response: { output: id } } }] } });
-        });
-        push({ type: 'assistant', message: { role: 'model', parts: [{ text: 'done' }] } });
-      });
-      return out.slice(0, Math.max(1, out.length - stop));
-    });
+  return sessionTurnsArb(prefix, { sessionId, version });
 }
 
 const baseArb = fc.oneof({ weight: 3, arbitrary: turnsArb('b').map((make) => make(null)) }, { weight: 1, arbitrary: sessionRecordsArb });

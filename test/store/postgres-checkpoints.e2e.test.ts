@@ -19,12 +19,12 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { settledCheckpointWrites, type LogFacts } from '../../src/runtime/checkpoint/plan-checkpoints.js';
 import { loadPlanAndFacts, loadPlanHead, refreshPlanCheckpoint } from '../../src/runtime/load-and-plan.js';
 import { projectKey } from '../../src/session/session-ids.js';
-import type { ChatRecord, Part } from '../../src/session/records.js';
+import type { ChatRecord } from '../../src/session/records.js';
 import { openStore } from '../../src/store/open-store.js';
 import { MIGRATIONS } from '../../src/store/postgres/pg-schema.js';
 import { PostgresSessionStore } from '../../src/store/postgres/pg-store.js';
 import type { ProjectScope, SessionRef, SessionStore } from '../../src/store/session-store.js';
-import { sessionRecordsArb } from '../support/arbitraries.js';
+import { sessionRecordsArb, sessionTurnsArb } from '../support/arbitraries.js';
 import { SessionRuntime } from '../../src/runtime/session-runtime.js';
 import { defaultSettings, runtimeFixture } from '../support/runtime.js';
 import { adminQuery, databasesForFile, describePostgres, type TestDatabase } from '../support/postgres.js';
@@ -37,37 +37,9 @@ const newDatabase = databasesForFile('ckpt');
 
 let counter = 0;
 
-/** Well-behaved turns: a prompt, model entries with calls and their results; the last turn may stop anywhere. */
+/** Well-behaved turns of the session (test/support/arbitraries.ts), tagged with the run that made them. */
 function turnsArb(prefix: string, sessionId = SESSION, version = 'mend/0.1.0'): fc.Arbitrary<(parent: string | null) => ChatRecord[]> {
-  return fc
-    .record({
-      turns: fc.array(fc.array(fc.nat({ max: 2 }), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 5 }),
-      stop: fc.nat({ max: 20 }),
-      text: fc.string({ maxLength: 5 }).map((t) => t.replace(/\0/g, '')),
-      cwd: fc.constantFrom('/p', undefined),
-    })
-    .map(({ turns, stop, text, cwd }) => (start: string | null) => {
-      const out: ChatRecord[] = [];
-      let parent = start;
-      const run = counter;
-      const push = (r: Omit<ChatRecord, 'uuid' | 'parentUuid' | 'sessionId' | 'timestamp' | 'version'>): void => {
-        const uuid = `${prefix}${run}-${out.length}`;
-        out.push({ uuid, parentUuid: parent, sessionId, timestamp: '2026-01-01T00:00:00.000Z', version, ...(cwd ? { cwd } : {}), ...r } as ChatRecord);
-        parent = uuid;
-      };
-      turns.forEach((rounds, t) => {
-        push({ type: 'user', message: { role: 'user', parts: [{ text: `${text}${t}` }] } });
-        rounds.forEach((calls, r) => {
-          const ids = Array.from({ length: calls }, (_, c) => `${prefix}${run}t${t}r${r}c${c}`);
-          const parts: Part[] = [{ text: 'ok' }, ...ids.map((id) => ({ functionCall: { id, name: 'read_file', args: { p: id } } }))];
-          push({ type: 'assistant', message: { role: 'model', parts } });
-          for (const id of ids)
-            push({ type: 'tool_result', message: { role: 'user', parts: [{ functionResponse: { id, name: 'read_file', response: { output: id } } }] } });
-        });
-        push({ type: 'assistant', message: { role: 'model', parts: [{ text: 'done' }] } });
-      });
-      return out.slice(0, Math.max(1, out.length - stop));
-    });
+  return sessionTurnsArb(prefix, { sessionId, version, run: () => `${counter}-`, noNul: true });
 }
 
 const baseArb = fc.oneof({ weight: 3, arbitrary: turnsArb('b').map((make) => make(null)) }, { weight: 1, arbitrary: sessionRecordsArb });

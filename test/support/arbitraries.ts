@@ -264,3 +264,47 @@ export function damagedLogArb(logs: readonly Buffer[]): fc.Arbitrary<{ bytes: Bu
       });
   });
 }
+
+// ---- well-behaved sessions -----------------------------------------------------------------
+
+/**
+ * Well-behaved turns of one session: a prompt, model entries with calls and their results;
+ * the last turn may stop anywhere. Made from the record to continue (its uuid, or null).
+ * `run` tags a made batch's uuids and call ids (evaluated when it is made); `noNul` keeps
+ * NUL out of prompts (PostgreSQL text cannot hold one).
+ */
+export function sessionTurnsArb(
+  prefix: string,
+  opts: { sessionId: string; version?: string; run?: () => string; noNul?: boolean },
+): fc.Arbitrary<(parent: string | null) => ChatRecord[]> {
+  const { sessionId, version = 'mend/0.1.0' } = opts;
+  return fc
+    .record({
+      turns: fc.array(fc.array(fc.nat({ max: 2 }), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 5 }),
+      stop: fc.nat({ max: 20 }),
+      text: fc.string({ maxLength: 5 }).map((t) => (opts.noNul ? t.replace(/\0/g, '') : t)),
+      cwd: fc.constantFrom('/p', undefined),
+    })
+    .map(({ turns, stop, text, cwd }) => (start: string | null) => {
+      const out: ChatRecord[] = [];
+      let parent = start;
+      const tag = `${prefix}${opts.run?.() ?? ''}`;
+      const push = (r: Omit<ChatRecord, 'uuid' | 'parentUuid' | 'sessionId' | 'timestamp' | 'version'>): void => {
+        const uuid = `${tag}${out.length}`;
+        out.push({ uuid, parentUuid: parent, sessionId, timestamp: '2026-01-01T00:00:00.000Z', version, ...(cwd ? { cwd } : {}), ...r } as ChatRecord);
+        parent = uuid;
+      };
+      turns.forEach((rounds, t) => {
+        push({ type: 'user', message: { role: 'user', parts: [{ text: `${text}${t}` }] } });
+        rounds.forEach((calls, r) => {
+          const ids = Array.from({ length: calls }, (_, c) => `${tag}t${t}r${r}c${c}`);
+          const parts: Part[] = [{ text: 'ok' }, ...ids.map((id) => ({ functionCall: { id, name: 'read_file', args: { p: id } } }))];
+          push({ type: 'assistant', message: { role: 'model', parts } });
+          for (const id of ids)
+            push({ type: 'tool_result', message: { role: 'user', parts: [{ functionResponse: { id, name: 'read_file', response: { output: id } } }] } });
+        });
+        push({ type: 'assistant', message: { role: 'model', parts: [{ text: 'done' }] } });
+      });
+      return out.slice(0, Math.max(1, out.length - stop));
+    });
+}

@@ -22,13 +22,13 @@ import { stat } from 'node:fs/promises';
 import type { LoadedChain } from '../../session/conversation-loader.js';
 import { outlineReader, type SessionOutline } from '../../session/outline/history-reader.js';
 import type { CheckpointSlot, PlanCheckpointSlot, RowCheckpointSlot } from '../../store/session-store.js';
-import { planFromOutline, type OutlinePlan } from '../outline-plan.js';
+import type { OutlinePlan } from '../outline-plan.js';
 import { readCheckpointBloom, readCheckpointHeader, writeCheckpoint, type CheckpointHeader } from './checkpoint-file.js';
 import { bytesFromLine, identifyLog, lineOffset, openIdentified, statLog } from './log-identity.js';
 import { cutOf, factsOf, planWindow, summarize, windowView, type ChainView, type LogFacts } from './prefix-summary.js';
 import { planRows, refreshRows } from './row-checkpoints.js';
 import type { UuidBloom } from './uuid-bloom.js';
-import { alone, later, now, planner, snapshot, type CheckpointPlanInput, type PlannedLog, type Writing } from './window-planning.js';
+import { alone, later, now, planner, snapshot, summaryPlanning, type CheckpointPlanInput, type PlannedLog, type Writing } from './window-planning.js';
 
 export type { CheckpointSlot, PlanCheckpointSlot };
 export type { CheckpointPlanInput, PlannedLog };
@@ -243,16 +243,13 @@ async function store(
   try {
     const windowOutline = await outlineReader.readBytes(window, slot.readOptions);
     const made = summarize({
-      whole: whole.planned,
-      wholeFacts: whole.facts,
+      ...summaryPlanning(input, whole),
       wholeReadDiagnostics,
       view,
       cut,
       windowOutline,
       windowStart,
       bloom,
-      plan: planner(input, () => undefined),
-      planAlone: (outline) => planFromOutline(outline, input.build, input.options, input.activeWriter, alone)!,
     });
     if (made === null) {
       note('no checkpoint: this log cannot be summarised before its last model entry');

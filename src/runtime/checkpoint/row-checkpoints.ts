@@ -12,12 +12,11 @@
  * full pass with a note, and one that cannot be written (a read-only user, a server gone) a note.
  */
 import type { RowCheckpointSlot, StoredRowCheckpoint } from '../../store/session-store.js';
-import { planFromOutline } from '../outline-plan.js';
 import type { CheckpointHeader } from './checkpoint-file.js';
 import { CHECKPOINT_VERSION } from './checkpoint-file.js';
 import { cutOf, factsOf, planWindow, summarize, windowView, type ChainView, type PrefixSummary } from './prefix-summary.js';
 import { UuidBloom } from './uuid-bloom.js';
-import { alone, now, planner, snapshot, type CheckpointPlanInput, type PlannedLog, type Writing } from './window-planning.js';
+import { alone, now, planner, snapshot, summaryPlanning, type CheckpointPlanInput, type PlannedLog, type Writing } from './window-planning.js';
 import type { LoadedChain } from '../../session/conversation-loader.js';
 
 type RowInput = CheckpointPlanInput<RowCheckpointSlot>;
@@ -189,16 +188,13 @@ async function store(
     // Line numbers are seqs: the cut's line is its seq.
     const windowOutline = await slot.readRows(cut.line, lastSeq);
     const made = summarize({
-      whole: whole.planned,
-      wholeFacts: whole.facts,
+      ...summaryPlanning(input, whole),
       wholeReadDiagnostics,
       view,
       cut,
       windowOutline,
       windowStart: cut.line,
       bloom,
-      plan: planner(input, () => undefined),
-      planAlone: (outline) => planFromOutline(outline, input.build, input.options, input.activeWriter, alone)!,
     });
     if (made === null) {
       note('no checkpoint: this session cannot be summarised before its last model entry');

@@ -9,7 +9,7 @@ import type { SessionOutline } from '../../session/outline/history-reader.js';
 import type { BuildPlanInput } from '../../recovery/plan-types.js';
 import type { CheckpointSlot } from '../../store/session-store.js';
 import { planFromOutline, type OutlinePlan, type PrefixJoin } from '../outline-plan.js';
-import type { LogFacts, PlanWindow } from './prefix-summary.js';
+import type { LogFacts, PlanWindow, SummarizeInput } from './prefix-summary.js';
 
 export interface CheckpointPlanInput<Slot extends CheckpointSlot = CheckpointSlot> {
   slot: Slot;
@@ -36,6 +36,16 @@ export function planner(input: CheckpointPlanInput, seen: (chain: LoadedChain) =
 
 /** A join that changes nothing: the log is its own window. */
 export const alone: PrefixJoin = (window) => ({ loaded: window.loaded, before: { repairs: [], entries: 0 }, cwd: null });
+
+/** What `summarize` takes from the plan it must reproduce and from how this input plans. */
+export function summaryPlanning(input: CheckpointPlanInput, whole: PlannedLog): Pick<SummarizeInput, 'whole' | 'wholeFacts' | 'plan' | 'planAlone'> {
+  return {
+    whole: whole.planned,
+    wholeFacts: whole.facts,
+    plan: planner(input, () => undefined),
+    planAlone: (outline) => planFromOutline(outline, input.build, input.options, input.activeWriter, alone)!,
+  };
+}
 
 /** How a checkpoint write is run: now (awaited) or after the plan is handed back. */
 export type Writing = (write: () => Promise<void>) => Promise<void>;
