@@ -91,6 +91,7 @@ function providerEnv(env: NodeJS.ProcessEnv): ProviderEnv {
     OPENAI_BASE_URL: env['OPENAI_BASE_URL'],
     OPENAI_MODEL: env['OPENAI_MODEL'],
     MEND_OPENAI_MAX_RETRIES: env['MEND_OPENAI_MAX_RETRIES'],
+    MEND_OPENAI_TRANSPORT: env['MEND_OPENAI_TRANSPORT'],
   };
 }
 

@@ -13,6 +13,8 @@ export interface ProviderEnv {
   OPENAI_MODEL?: string | undefined;
   /** Test hook: retries of the OpenAI client (default 2). */
   MEND_OPENAI_MAX_RETRIES?: string | undefined;
+  /** `sdk`: model requests through the `openai` package (the oracle) instead of node's HTTP client. */
+  MEND_OPENAI_TRANSPORT?: string | undefined;
 }
 
 export type ProviderOptions = Pick<RunOptions, 'provider' | 'scriptedResponses' | 'model' | 'baseUrl'> & Partial<Pick<RunOptions, 'fallbackModel'>>;
@@ -59,6 +61,7 @@ async function build(options: ProviderOptions, env: ProviderEnv): Promise<ModelP
     apiKey: env.OPENAI_API_KEY,
     baseURL,
     maxRetries: retries !== undefined && Number.isInteger(retries) && retries >= 0 ? retries : undefined,
+    transport: env.MEND_OPENAI_TRANSPORT === 'sdk' ? ('sdk' as const) : ('http' as const),
   };
   const primary = new OpenAIProvider({ ...settings, model });
   if (!options.fallbackModel || options.fallbackModel === model) return primary;

@@ -1,15 +1,15 @@
 /**
- * OpenAI-compatible chat completions, streamed. The `openai` package does SSE parsing,
- * retries and the request timeout; it is imported on the first model call only, so
- * commands that never talk to a model do not pay for loading it.
+ * OpenAI-compatible chat completions, streamed. The request goes through a
+ * ChatStreamTransport (chat-stream/: node's HTTP client by default, the `openai` package
+ * as its oracle), loaded on the first model call only, so commands that never talk to a
+ * model do not pay for it. Both fail with the package's error classes, mapped here.
  */
-import type OpenAI from 'openai';
-import type * as OpenAIExports from 'openai';
 import { MendError, isMendError } from '../errors.js';
+import { chatStreamTransport, type ChatStreamTransport, type ChatTransportKind } from './chat-stream/chat-stream.js';
 import { ChatChunkMapper } from './openai-chunks.js';
 import { toChatMessages, toChatTools } from './openai-messages.js';
 import type { ModelProvider, ModelRequest, ProviderEvent } from './provider.js';
-import { completionAsChunk, displayURL, networkCause, readBodyHead } from './openai-diagnostics.js';
+import { completionAsChunk, displayURL, networkCause } from './openai-diagnostics.js';
 import { redactSecrets } from './redact-secrets.js';
 
 export interface OpenAIProviderSettings {
@@ -21,6 +21,8 @@ export interface OpenAIProviderSettings {
   maxRetries?: number | undefined;
   /** Limit for the response to start, and for each silence between chunks once it has. Default 300 000. */
   timeoutMs?: number | undefined;
+  /** How requests are sent: `http` (default) or `sdk` (the `openai` package; the oracle). */
+  transport?: ChatTransportKind | undefined;
 }
 
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
@@ -29,16 +31,12 @@ const DEFAULT_MAX_RETRIES = 2;
 /** A whole (non-streamed) completion is read up to this size. */
 const MAX_JSON_BODY_BYTES = 16 * 1024 * 1024;
 
-type OpenAIModule = typeof OpenAIExports;
-
-interface LoadedClient {
-  client: OpenAI;
-  module: OpenAIModule;
-}
+/** The `openai` package's error classes, which both transports throw. */
+type OpenAIErrors = typeof import('openai/error');
 
 export class OpenAIProvider implements ModelProvider {
   readonly name = 'openai';
-  private loaded: Promise<LoadedClient> | undefined;
+  private transport: Promise<ChatStreamTransport> | undefined;
 
   constructor(private readonly settings: OpenAIProviderSettings) {}
 
@@ -71,27 +69,24 @@ export class OpenAIProvider implements ModelProvider {
     };
     const disarmIdle = (): void => clearTimeout(idleTimer);
 
-    let loaded: LoadedClient | undefined;
     let completed = false;
     // Where the request got to, so an error can say what happened: never answered, or cut mid-response.
     const progress: StreamProgress = { phase: 'request', chunks: 0 };
     try {
-      loaded = await this.load(apiKey);
-      const { data: stream, response } = await loaded.client.chat.completions
-        .create(
-          {
-            model,
-            messages,
-            stream: true,
-            stream_options: { include_usage: true },
-            // Some compatible servers reject an empty tools array.
-            ...(tools.length > 0 ? { tools } : {}),
-          },
-          { signal: controller.signal, timeout: timeoutMs },
-        )
-        .withResponse();
+      const transport = await this.load(apiKey);
+      const response = await transport.open(
+        {
+          model,
+          messages,
+          stream: true,
+          stream_options: { include_usage: true },
+          // Some compatible servers reject an empty tools array.
+          ...(tools.length > 0 ? { tools } : {}),
+        },
+        { signal: controller.signal },
+      );
       progress.phase = 'stream';
-      const contentType = response.headers.get('content-type') ?? '';
+      const { contentType } = response;
       const mapper = new ChatChunkMapper();
       armIdle();
       if (/\bjson\b/i.test(contentType)) {
@@ -101,7 +96,7 @@ export class OpenAIProvider implements ModelProvider {
         progress.chunks += 1;
         for (const event of mapper.map(chunk)) yield event;
       } else {
-        for await (const chunk of stream) {
+        for await (const chunk of response.chunks) {
           // Time spent by the consumer between pulls is not server silence.
           disarmIdle();
           progress.chunks += 1;
@@ -118,7 +113,9 @@ export class OpenAIProvider implements ModelProvider {
       for (const event of mapper.end()) yield event;
       completed = true;
     } catch (error) {
-      throw this.toMendError(error, { loaded, aborted: req.signal?.aborted === true, idleExpired, timeoutMs, progress });
+      // Only a failure that is not ours needs the package's classes to be told apart.
+      const errors = isMendError(error) ? undefined : await import('openai/error').catch(() => undefined);
+      throw this.toMendError(error, { errors, aborted: req.signal?.aborted === true, idleExpired, timeoutMs, progress });
     } finally {
       disarmIdle();
       req.signal?.removeEventListener('abort', onAbort);
@@ -132,8 +129,8 @@ export class OpenAIProvider implements ModelProvider {
     return displayURL(this.settings.baseURL ?? DEFAULT_OPENAI_BASE_URL);
   }
 
-  private async readCompletion(response: Response, model: string): Promise<Record<string, unknown>> {
-    const { text } = await readBodyHead(response, MAX_JSON_BODY_BYTES);
+  private async readCompletion(response: { readBody(maxBytes: number): Promise<{ text: string }> }, model: string): Promise<Record<string, unknown>> {
+    const { text } = await response.readBody(MAX_JSON_BODY_BYTES);
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -182,34 +179,23 @@ export class OpenAIProvider implements ModelProvider {
     return { apiKey, model };
   }
 
-  private load(apiKey: string): Promise<LoadedClient> {
-    this.loaded ??= import('openai').then((module) => ({
-      module,
-      client: new module.OpenAI({
-        apiKey,
-        // Every option is passed explicitly so the library never falls back to OPENAI_* variables:
-        // settings reach mend's modules only through their callers.
-        baseURL: this.settings.baseURL ?? DEFAULT_OPENAI_BASE_URL,
-        organization: null,
-        project: null,
-        adminAPIKey: null,
-        webhookSecret: null,
-        maxRetries: this.settings.maxRetries ?? DEFAULT_MAX_RETRIES,
-        timeout: this.settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        // Errors reach the user through MendError; the library must not print to our stderr.
-        logLevel: 'off',
-      }),
-    }));
-    // A failed import should be retried on the next call rather than cached forever.
-    this.loaded.catch(() => {
-      this.loaded = undefined;
+  private load(apiKey: string): Promise<ChatStreamTransport> {
+    this.transport ??= chatStreamTransport(this.settings.transport ?? 'http', {
+      apiKey,
+      baseURL: this.settings.baseURL ?? DEFAULT_OPENAI_BASE_URL,
+      maxRetries: this.settings.maxRetries ?? DEFAULT_MAX_RETRIES,
+      timeoutMs: this.settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     });
-    return this.loaded;
+    // A failed import should be retried on the next call rather than cached forever.
+    this.transport.catch(() => {
+      this.transport = undefined;
+    });
+    return this.transport;
   }
 
   private toMendError(
     error: unknown,
-    ctx: { loaded: LoadedClient | undefined; aborted: boolean; idleExpired: boolean; timeoutMs: number; progress: StreamProgress },
+    ctx: { errors: OpenAIErrors | undefined; aborted: boolean; idleExpired: boolean; timeoutMs: number; progress: StreamProgress },
   ): MendError {
     if (isMendError(error)) return error;
     if (ctx.aborted) return abortedError();
@@ -224,7 +210,7 @@ export class OpenAIProvider implements ModelProvider {
     const secrets = [this.settings.apiKey];
     const rawMessage = error instanceof Error ? error.message : String(error);
     const message = redactSecrets(rawMessage, secrets);
-    const mod = ctx.loaded?.module;
+    const mod = ctx.errors;
     if (mod && error instanceof mod.APIConnectionTimeoutError) {
       return new MendError('provider_error', `model request to ${this.where} timed out after ${ctx.timeoutMs} ms`, {
         ...base,
