@@ -4,6 +4,7 @@
  * as its oracle), loaded on the first model call only, so commands that never talk to a
  * model do not pay for it. Both fail with the package's error classes, mapped here.
  */
+import type * as OpenAIErrorModule from 'openai/error';
 import { MendError, isMendError } from '../errors.js';
 import { chatStreamTransport, type ChatStreamTransport, type ChatTransportKind } from './chat-stream/chat-stream.js';
 import { ChatChunkMapper } from './openai-chunks.js';
@@ -32,7 +33,7 @@ const DEFAULT_MAX_RETRIES = 2;
 const MAX_JSON_BODY_BYTES = 16 * 1024 * 1024;
 
 /** The `openai` package's error classes, which both transports throw. */
-type OpenAIErrors = typeof import('openai/error');
+type OpenAIErrors = typeof OpenAIErrorModule;
 
 export class OpenAIProvider implements ModelProvider {
   readonly name = 'openai';

@@ -7,6 +7,7 @@
  * event carrying `error` thrown as an APIError, and failures thrown as its own error
  * classes with its messages. The package's error module is loaded only to throw one.
  */
+import type * as OpenAIErrorModule from 'openai/error';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
@@ -15,7 +16,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { ChatStreamResponse, ChatStreamTransport, ChatTransportSettings } from './chat-stream.js';
 import { retryDelayMs, shouldRetry } from './retry-policy.js';
 
-type Errors = typeof import('openai/error');
+type Errors = typeof OpenAIErrorModule;
 const loadErrors = (): Promise<Errors> => import('openai/error');
 
 /** The header limit ran out before the server answered. */
