@@ -62,7 +62,7 @@ export interface DaemonLoadRow {
   /** Peak RSS of the daemon process itself (VmHWM). */
   daemonHwmMb: number;
   /** p50/p99 of the sessions' other calls: create, the event stream's subscription, close. */
-  phases: { create: Spread; subscribe: Spread; close: Spread };
+  phases: { create: Spread; subscribe: Spread; close: Spread; firstEventByTurn: Spread[] };
   errors: number;
   errorSamples: string[];
   /** Which repetition at this N (0-based). */
@@ -312,6 +312,8 @@ async function runOne(subject: string, sessions: number, modelUrl: string, opts:
       create: spread(outcomes.flatMap((o) => (o.phases.createMs !== undefined ? [o.phases.createMs] : []))),
       subscribe: spread(outcomes.flatMap((o) => (o.phases.subscribeMs !== undefined ? [o.phases.subscribeMs] : []))),
       close: spread(outcomes.flatMap((o) => (o.phases.closeMs !== undefined ? [o.phases.closeMs] : []))),
+      // Turn 0's prompt follows the create; turn 1's comes while other sessions' turns run.
+      firstEventByTurn: Array.from({ length: TURNS }, (_, turn) => spread(outcomes.flatMap((o) => (o.turns[turn] ? [o.turns[turn].firstEventMs] : [])))),
     },
     peakRssMb: Math.round(peakKb / 1024),
     daemonHwmMb: Math.round(daemonHwm / 1024),
@@ -328,7 +330,7 @@ export function formatRow(r: DaemonLoadRow): string {
 export function formatPhases(r: DaemonLoadRow): string {
   const s = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms} ms`);
   const p = (x: Spread) => `${s(x.p50)} / ${s(x.p99)}`;
-  return `  ${r.subject} at ${r.sessions}: create ${p(r.phases.create)}, subscribe ${p(r.phases.subscribe)}, close ${p(r.phases.close)} (p50 / p99)`;
+  return `  ${r.subject} at ${r.sessions}: create ${p(r.phases.create)}, subscribe ${p(r.phases.subscribe)}, close ${p(r.phases.close)}, first event ${r.phases.firstEventByTurn.map((x, turn) => `turn ${turn} ${p(x)}`).join(', ')} (p50 / p99)`;
 }
 
 export const TABLE_HEAD =

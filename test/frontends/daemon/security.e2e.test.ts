@@ -94,6 +94,17 @@ describe('mend serve security', { timeout: 60_000 }, () => {
     );
     expect(big.status).toBe(413);
     expect(big.body).toMatchObject({ code: 'payload_too_large' });
+    // A streamed body (no length declared) is counted as it is read.
+    const chunked = { 'content-type': 'application/json', 'transfer-encoding': 'chunked' };
+    // Over the limit, the daemon stops reading and answers 413; the client, still sending, may see the reset first.
+    const bigStreamed = await rawRequest(open.url, '/session', { body: JSON.stringify({ cwd: 'x'.repeat(2 * 1024 * 1024) }), headers: chunked }).then(
+      (answer) => answer.status,
+      (error: NodeJS.ErrnoException) => error.code,
+    );
+    expect([413, 'ECONNRESET', 'EPIPE']).toContain(bigStreamed);
+    const smallStreamed = await rawRequest(open.url, '/session', { body: '{', headers: chunked });
+    expect(smallStreamed.status).toBe(400);
+    expect(smallStreamed.body).toMatchObject({ code: 'invalid_request' });
     const broken = await call(open.url, '/session', { rawBody: '{', headers: { 'content-type': 'application/json' } });
     expect(broken.status).toBe(400);
     expect(broken.body).toMatchObject({ code: 'invalid_request' });
