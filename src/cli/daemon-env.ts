@@ -12,6 +12,8 @@
  * - MEND_ACCEPT_COPIES=N (default 8) | 0: copies of the listening socket polled beside it,
  *   so a busy loop accepts up to N + 1 connections an iteration instead of one
  *   (src/frontends/daemon/accept-copies), or node's one descriptor as before.
+ * - MEND_SSE_DIRECT=1 (default) | 0: event streams written to node's response directly
+ *   (src/frontends/daemon/sse-sink.ts), or through hono's streamSSE as before.
  *
  * libuv's thread pool (4 threads unless UV_THREADPOOL_SIZE says otherwise) is started by
  * node's module loader before this code runs, so its size is the environment's to set.
@@ -41,6 +43,11 @@ export function daemonShellWorkers(env: Env, note: (message: string) => void): n
 /** Copies of the daemon's listening socket; 0: none. */
 export function daemonAcceptCopies(env: Env, note: (message: string) => void): number {
   return wholeNumber(env, 'MEND_ACCEPT_COPIES', DEFAULT_ACCEPT_COPIES, MAX_ACCEPT_COPIES, note);
+}
+
+/** Event streams written to node's response directly; MEND_SSE_DIRECT=0: through hono's streamSSE. */
+export function daemonSseDirect(env: Env, note: (message: string) => void): boolean {
+  return wholeNumber(env, 'MEND_SSE_DIRECT', 1, 1, note) === 1;
 }
 
 /** A whole number from 0 to `max` in `name`; the default when unset, empty or anything else (told). */

@@ -26,7 +26,7 @@ import { errorFields, resultMessage } from '../wire/result-lines.js';
 import { parseArgs, type OutputFormat, type RunOptions } from './args.js';
 import { faultHookFromEnv } from './fault-hook.js';
 import { checkpointsFromEnv, outlineFromEnv, outlineScanFromEnv } from './outline-env.js';
-import { daemonAcceptCopies, daemonAppendMode, daemonShellWorkers } from './daemon-env.js';
+import { daemonAcceptCopies, daemonAppendMode, daemonShellWorkers, daemonSseDirect } from './daemon-env.js';
 import type { AppendMode } from '../session/queued-append/log-appender.js';
 import type { ShellRunner } from '../tools/tool.js';
 import { configuredModel, lazyProvider, type ProviderEnv } from './provider-factory.js';
@@ -306,6 +306,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
       const appendMode = daemonAppendMode(io.env, note);
       const shellWorkers = daemonShellWorkers(io.env, note);
       const acceptCopies = daemonAcceptCopies(io.env, note);
+      const sseDirect = daemonSseDirect(io.env, note);
       const shells = shellWorkers > 0 ? (await import('../tools/shell-run/worker-shell-runner.js')).workerShellRunner(shellWorkers) : undefined;
       const host = await hostEnv(io, { ...serve, model: serve.model, frontEnd: 'daemon', appendMode, runShell: shells?.run }, controller.signal);
       host.runtime.mcpLog = (line) => {
@@ -314,7 +315,7 @@ export async function main(argv: string[], io: MainIo = defaultIo()): Promise<nu
       // Sessions stop their servers when they close; whatever is left when the daemon exits is killed here.
       process.once('exit', killAllServerGroups);
       try {
-        return await runServe({ ...serve, token, mcpServers: mcp.specs, mcpFailed: mcp.failed, acceptCopies }, host);
+        return await runServe({ ...serve, token, mcpServers: mcp.specs, mcpFailed: mcp.failed, acceptCopies, sseDirect }, host);
       } finally {
         await shells?.close();
         killAllServerGroups();

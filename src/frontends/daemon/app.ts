@@ -6,7 +6,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Hono, type Context } from 'hono';
-import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
 import { MendError, errorCodeOf, errorMessageOf, isMendError } from '../../errors.js';
@@ -33,6 +32,7 @@ import { requestServerSpecs } from './daemon-mcp-servers.js';
 import { guards, type GuardConfig } from './guards.js';
 import { approvalModeOf, type OpenKind, type SessionRegistry } from './session-registry.js';
 import { sseFrame } from './sse-frames.js';
+import { sseResponse, type SseSink } from './sse-sink.js';
 
 export interface AppLimits {
   maxBodyBytes: number;
@@ -51,6 +51,8 @@ export interface AppDeps {
   version: string;
   roots: readonly string[];
   log: (line: string) => void;
+  /** Event streams written to node's response directly (sse-sink.ts); false: through hono's streamSSE. */
+  sseDirect?: boolean | undefined;
 }
 
 const STATUS: Partial<Record<WireErrorCode, ContentfulStatusCode>> = {
@@ -359,21 +361,23 @@ export function createApp(deps: AppDeps): Hono {
     const maxQueued = Math.max(1, Math.min(limits.maxQueuedEvents, Number(c.req.query('maxQueued') ?? limits.maxQueuedEvents) || limits.maxQueuedEvents));
     c.header(EVENT_EPOCH_HEADER, journal.epoch);
     c.header(SSE_STREAM_ID_HEADER, randomUUID());
-    return streamSSE(c, async (stream) => {
+    const run = async (stream: SseSink): Promise<void> => {
       const { subscriber, replayed, complete } = journal.subscribe(afterId, maxQueued);
       stream.onAbort(() => subscriber.end());
       const heartbeat = setInterval(() => void comment(stream, 'heartbeat').catch(() => subscriber.end()), limits.heartbeatMs);
       try {
         await retry(stream, limits.sseRetryMs);
         if (epochReset || !complete) {
-          await stream.writeSSE({
-            event: 'state_resync_required',
-            data: JSON.stringify({
-              v: 1,
-              type: 'state_resync_required',
-              data: { sessionId: session.sessionId, reason: epochReset ? 'epoch_reset' : 'journal_truncated', lastEventId: journal.lastId },
+          await stream.write(
+            sseFrame({
+              event: 'state_resync_required',
+              data: JSON.stringify({
+                v: 1,
+                type: 'state_resync_required',
+                data: { sessionId: session.sessionId, reason: epochReset ? 'epoch_reset' : 'journal_truncated', lastEventId: journal.lastId },
+              }),
             }),
-          });
+          );
         }
         let sent = 0;
         let lastReplayed = afterId ?? 0;
@@ -393,31 +397,36 @@ export function createApp(deps: AppDeps): Hono {
         }
         if (subscriber.evicted && !stream.aborted) {
           log(`session ${session.sessionId}: an event stream fell ${maxQueued} events behind and was closed`);
-          await stream.writeSSE({
-            event: 'client_evicted',
-            data: JSON.stringify({ v: 1, type: 'client_evicted', data: { sessionId: session.sessionId, reason: 'queue_full', lastEventId: journal.lastId } }),
-          });
+          await stream.write(
+            sseFrame({
+              event: 'client_evicted',
+              data: JSON.stringify({ v: 1, type: 'client_evicted', data: { sessionId: session.sessionId, reason: 'queue_full', lastEventId: journal.lastId } }),
+            }),
+          );
         }
       } finally {
         clearInterval(heartbeat);
         subscriber.end();
       }
-    });
+    };
+    return sseResponse(c, deps.sseDirect ?? true, run, (error) =>
+      log(`session ${session.sessionId}: event stream failed: ${error instanceof Error ? error.message : String(error)}`),
+    );
   });
 
   return app;
 }
 
-// The two frames writeSSE cannot express: a comment (keeps idle connections open) and a bare retry.
-function comment(stream: SSEStreamingApi, text: string): Promise<void> {
+// Two frames without an event: a comment (keeps idle connections open) and a bare retry.
+function comment(stream: SseSink, text: string): Promise<void> {
   return stream.write(`: ${text}\n\n`).then(() => undefined);
 }
 
-function retry(stream: SSEStreamingApi, ms: number): Promise<void> {
+function retry(stream: SseSink, ms: number): Promise<void> {
   return stream.write(`retry: ${ms}\n\n`).then(() => undefined);
 }
 
-function replayComplete(stream: SSEStreamingApi, replayedCount: number, lastReplayedEventId: number): Promise<void> {
+function replayComplete(stream: SseSink, replayedCount: number, lastReplayedEventId: number): Promise<void> {
   return stream.write(replayCompleteFrame(replayedCount, lastReplayedEventId)).then(() => undefined);
 }
 

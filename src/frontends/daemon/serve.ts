@@ -51,6 +51,8 @@ export interface ServeOptions {
   mcpFailed?: { name: string; error: string }[] | undefined;
   /** Copies of the listening socket polled beside it (accept-copies/listen-copies.ts); 0 or unset: none. */
   acceptCopies?: number | undefined;
+  /** Event streams written to node's response directly (sse-sink.ts; default); false: through hono's streamSSE. */
+  sseDirect?: boolean | undefined;
 }
 
 export const DEFAULT_LIMITS: AppLimits = {
@@ -148,6 +150,7 @@ export async function runServe(o: ServeOptions, host: HostEnv, limits: AppLimits
       version: host.runtime.version,
       roots,
       log,
+      sseDirect: o.sseDirect ?? true,
     });
     server = createAdaptorServer({ fetch: app.fetch, hostname: o.host }) as Server;
     server.headersTimeout = REQUEST_TIMEOUT_MS;
