@@ -53,6 +53,8 @@ export class QueuedLogWriter {
   private syncDirPending: boolean;
   /** The log's size as this writer last left it (null: ask the file). */
   private size: number | null = null;
+  /** The new log's folder sync, started with the first batch (best effort: never rejects). */
+  private dirSync: Promise<void> | undefined;
 
   private constructor(
     readonly path: string,
@@ -63,6 +65,8 @@ export class QueuedLogWriter {
     this.fd = fd;
     this.checkTail = !created;
     this.syncDirPending = created;
+    // O_EXCL made it: empty, so the first write need not ask the file its size.
+    if (created) this.size = 0;
   }
 
   /** Opens (or creates) the log now, synchronously, with SessionWriter's checks and errors. */
@@ -130,6 +134,10 @@ export class QueuedLogWriter {
 
   /** One batch: each line written in order, then one fsync for those that wait for it. */
   private async commit(batch: Pending[]): Promise<void> {
+    // A new log's folder entry (made when the file was opened) is synced while the batch is
+    // written and synced, not after: both must be done before anything is acknowledged,
+    // in either order, and on a busy loop each step after the other costs a turn of it.
+    if (this.syncDirPending && this.dirSync === undefined) this.dirSync = syncDirBestEffortAsync(dirname(this.path));
     /** Written lines that wait for this batch's fsync, and the log's size before the first of them. */
     const waiting: Pending[] = [];
     let groupStart = -1;
@@ -240,8 +248,8 @@ export class QueuedLogWriter {
       throw writeFailed(this.path, 'fsync', error);
     }
     if (this.syncDirPending) {
+      await (this.dirSync ??= syncDirBestEffortAsync(dirname(this.path)));
       this.syncDirPending = false;
-      await syncDirBestEffortAsync(dirname(this.path));
     }
   }
 }
