@@ -6,7 +6,7 @@
  */
 import type * as OpenAIErrorModule from 'openai/error';
 import { MendError, isMendError } from '../errors.js';
-import { chatStreamTransport, type ChatStreamTransport, type ChatTransportKind } from './chat-stream/chat-stream.js';
+import type { ChatStreamTransport, ChatTransportKind, ChatTransportSettings } from './chat-stream/chat-stream.js';
 import { ChatChunkMapper } from './openai-chunks.js';
 import { toChatMessages, toChatTools } from './openai-messages.js';
 import type { ModelProvider, ModelRequest, ProviderEvent } from './provider.js';
@@ -181,7 +181,7 @@ export class OpenAIProvider implements ModelProvider {
   }
 
   private load(apiKey: string): Promise<ChatStreamTransport> {
-    this.transport ??= chatStreamTransport(this.settings.transport ?? 'http', {
+    this.transport ??= openTransport(this.settings.transport ?? 'http', {
       apiKey,
       baseURL: this.settings.baseURL ?? DEFAULT_OPENAI_BASE_URL,
       maxRetries: this.settings.maxRetries ?? DEFAULT_MAX_RETRIES,
@@ -254,6 +254,12 @@ export class OpenAIProvider implements ModelProvider {
     }
     return new MendError('provider_error', `model request to ${this.where} failed: ${message}`, { ...base, status: undefined, reason: 'other' });
   }
+}
+
+/** Loads the transport's module only: the `openai` package stays unloaded unless it is asked for. */
+async function openTransport(kind: ChatTransportKind, settings: ChatTransportSettings): Promise<ChatStreamTransport> {
+  if (kind === 'sdk') return (await import('./chat-stream/sdk-chat-stream.js')).sdkChatStream(settings);
+  return (await import('./chat-stream/http-chat-stream.js')).httpChatStream(settings);
 }
 
 interface StreamProgress {

@@ -9,7 +9,8 @@
  *
  * Both throw the `openai` package's own error classes (APIError, APIConnectionError,
  * APIConnectionTimeoutError) under the same rules (its retries, its messages), so the
- * provider maps a failure the same way whichever transport met it.
+ * provider maps a failure the same way whichever transport met it. The provider imports
+ * the one it uses (openai-provider.ts), on its first model call.
  */
 
 export type ChatTransportKind = 'http' | 'sdk';
@@ -35,9 +36,4 @@ export interface ChatStreamResponse {
 export interface ChatStreamTransport {
   /** POSTs `body` to `{baseURL}/chat/completions`; resolves once a 2xx answer's headers arrived. */
   open(body: Record<string, unknown>, options: { signal: AbortSignal }): Promise<ChatStreamResponse>;
-}
-
-export async function chatStreamTransport(kind: ChatTransportKind, settings: ChatTransportSettings): Promise<ChatStreamTransport> {
-  if (kind === 'sdk') return (await import('./sdk-chat-stream.js')).sdkChatStream(settings);
-  return (await import('./http-chat-stream.js')).httpChatStream(settings);
 }
