@@ -9,9 +9,11 @@
  * Subjects, each on a fresh daemon per N, in the same run:
  *   mend        the build as it is
  *   mend-sync   the same build with its daemon optimisations off (MEND_APPEND_MODE=sync
- *               MEND_SHELL_WORKERS=0 MEND_ACCEPT_COPIES=0): every durable append a write +
- *               fsync on the event loop, every shell command started on it, node's one
- *               listening descriptor (the oracle of those paths)
+ *               MEND_SHELL_WORKERS=0 MEND_ACCEPT_COPIES=0 MEND_SSE_DIRECT=0
+ *               MEND_OPENAI_TRANSPORT=sdk): every durable append a write + fsync on the
+ *               event loop, every shell command started on it, node's one listening
+ *               descriptor, events through hono's streamSSE, model calls through the
+ *               `openai` package (the oracles of those paths)
  *   mend-queued only the queued writer, to tell the optimisations apart
  *   baseline    another build's daemon (--baseline-bin PATH/bin/mend.js, or
  *               MEND_BASELINE_BIN): the daemon as it was before, on the same load
@@ -258,7 +260,7 @@ async function startSubject(subject: string, sb: Sandbox, modelUrl: string, opts
   // mend-sync: the daemon's optimisations off (the paths before them); mend-queued: only the queued writer.
   const extra =
     subject === 'mend-sync'
-      ? { MEND_APPEND_MODE: 'sync', MEND_SHELL_WORKERS: '0', MEND_ACCEPT_COPIES: '0' }
+      ? { MEND_APPEND_MODE: 'sync', MEND_SHELL_WORKERS: '0', MEND_ACCEPT_COPIES: '0', MEND_SSE_DIRECT: '0', MEND_OPENAI_TRANSPORT: 'sdk' }
       : subject === 'mend-queued'
         ? { MEND_SHELL_WORKERS: '0', MEND_ACCEPT_COPIES: '0' }
         : {};
