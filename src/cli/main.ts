@@ -177,20 +177,29 @@ export async function compose(io: MainIo, options: ComposeOptions, signal?: Abor
   const project = (cwd: string): Pick<RuntimeDeps, 'cwd' | 'scope' | 'toolSession' | 'baseSystemPrompt'> => {
     const projectRoot = projectRootOf(cwd);
     const session = { ...toolSession, projectRoot };
+    // Asked for before every model call; the text changes only with the day (and the roots).
+    let built: { key: string; text: string } | undefined;
     return {
       cwd,
       scope: { projectRoot, cwd },
       toolSession: session,
-      baseSystemPrompt: () =>
-        buildSystemPrompt({
-          ...(options.frontEnd !== undefined ? { frontEnd: options.frontEnd } : {}),
-          projectRoot,
-          extraRoots: session.roots,
-          platform: platform(),
-          date: new Date(),
-          tools: toolDeclarations(),
-          mendVersion: MEND_VERSION,
-        }),
+      baseSystemPrompt: () => {
+        const day = new Date().toISOString().slice(0, 10);
+        const key = `${day}\0${session.roots.join('\0')}`;
+        if (built?.key !== key) {
+          const text = buildSystemPrompt({
+            ...(options.frontEnd !== undefined ? { frontEnd: options.frontEnd } : {}),
+            projectRoot,
+            extraRoots: session.roots,
+            platform: platform(),
+            date: day,
+            tools: toolDeclarations(),
+            mendVersion: MEND_VERSION,
+          });
+          built = { key, text };
+        }
+        return built.text;
+      },
     };
   };
   const runtime: RuntimeDeps = {
