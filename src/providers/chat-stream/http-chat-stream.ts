@@ -19,6 +19,8 @@ import { retryDelayMs, shouldRetry } from './retry-policy.js';
 type Errors = typeof OpenAIErrorModule;
 const loadErrors = (): Promise<Errors> => import('openai/error');
 
+const MAX_ERROR_BODY_BYTES = 1024 * 1024;
+
 /** The header limit ran out before the server answered. */
 class HeadersTimeout extends Error {}
 
@@ -70,7 +72,11 @@ export function httpChatStream(settings: ChatTransportSettings): ChatStreamTrans
         await sleep(delay, signal);
         continue;
       }
-      const text = await readText(decoded(res)).catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
+      // The package reads an error body whole; a misbehaving server's is cut at 1 MiB here.
+      const text = await readHead(decoded(res), MAX_ERROR_BODY_BYTES).then(
+        (head) => head.text,
+        (error: unknown) => (error instanceof Error ? error.message : String(error)),
+      );
       const json = safeJSON(text);
       const errors = await loadErrors();
       throw errors.APIError.generate(status, json as object | undefined, json ? undefined : text, headersOf(res));
@@ -165,12 +171,6 @@ async function* sseChunks(res: IncomingMessage, body: Readable, signal: AbortSig
     // and its connection must not be reused mid-answer.
     if (!ended || signal.aborted) res.destroy();
   }
-}
-
-async function readText(body: Readable): Promise<string> {
-  const parts: Buffer[] = [];
-  for await (const part of body as AsyncIterable<Buffer>) parts.push(part);
-  return Buffer.concat(parts).toString('utf8');
 }
 
 async function readHead(body: Readable, maxBytes: number): Promise<{ text: string; truncated: boolean }> {
