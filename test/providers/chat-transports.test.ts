@@ -58,6 +58,16 @@ async function both(handler: Handler, settings: { maxRetries?: number; timeoutMs
 }
 
 const answer = (res: ServerResponse): void => sendSse(res, [chunkOf({ content: 'ok' }), chunkOf({}, 'stop'), usageChunk(1, 1)]);
+/** The failure the provider reports for an API error (an HTTP status, or an error event when `status` is undefined). */
+const apiFailure = (status: number | undefined, message: string, type?: string, apiCode?: string) => ({
+  code: 'provider_error',
+  reason: 'api',
+  status,
+  message,
+  type,
+  apiCode,
+});
+
 const okEvents: ProviderEvent[] = [
   { type: 'text_delta', text: 'ok' },
   { type: 'finish', stopReason: 'end_turn', usage: { inputTokens: 1, outputTokens: 1 } },
@@ -85,14 +95,7 @@ describe('the HTTP transport does what the openai package does', () => {
       maxRetries: 1,
     });
     expect(http).toEqual({
-      error: {
-        code: 'provider_error',
-        reason: 'api',
-        status: 500,
-        message: 'model request to <url> failed with HTTP 500: boom',
-        type: 'server_error',
-        apiCode: undefined,
-      },
+      error: apiFailure(500, 'model request to <url> failed with HTTP 500: boom', 'server_error'),
       requests: 2,
     });
     expect(sdk).toEqual(http);
@@ -106,14 +109,7 @@ describe('the HTTP transport does what the openai package does', () => {
     expect(outcomes[0]).toMatchObject({ error: { status: 429, message: 'model request to <url> failed with HTTP 429: slow down' }, requests: 1 });
     expect(outcomes[1]).toEqual(outcomes[0]);
     expect(outcomes[2]).toEqual({
-      error: {
-        code: 'provider_error',
-        reason: 'api',
-        status: 400,
-        message: 'model request to <url> failed with HTTP 400: bad [redacted]',
-        type: 'invalid_request_error',
-        apiCode: 'bad_param',
-      },
+      error: apiFailure(400, 'model request to <url> failed with HTTP 400: bad [redacted]', 'invalid_request_error', 'bad_param'),
       requests: 1,
     });
     expect(outcomes[3]).toEqual(outcomes[2]);
@@ -158,14 +154,7 @@ describe('the HTTP transport does what the openai package does', () => {
       res.end();
     });
     expect(http).toEqual({
-      error: {
-        code: 'provider_error',
-        reason: 'api',
-        status: undefined,
-        message: 'model request to <url> failed: overloaded',
-        type: 'server_error',
-        apiCode: undefined,
-      },
+      error: apiFailure(undefined, 'model request to <url> failed: overloaded', 'server_error'),
       requests: 1,
     });
     expect(sdk).toEqual(http);
