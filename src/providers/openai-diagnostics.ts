@@ -45,26 +45,22 @@ export function networkCause(error: unknown): string | undefined {
   return found;
 }
 
-/** Reads at most `maxBytes` of a body: a misbehaving server must not fill memory. */
-export async function readBodyHead(response: Response, maxBytes: number): Promise<{ text: string; truncated: boolean }> {
-  const reader = response.body?.getReader();
-  if (!reader) return { text: '', truncated: false };
+/**
+ * Reads at most `maxBytes` of a body (a fetch Response's web stream or a node stream):
+ * a misbehaving server must not fill memory. Leaving the loop early cancels the rest.
+ */
+export async function readBodyHead(body: AsyncIterable<Uint8Array> | null | undefined, maxBytes: number): Promise<{ text: string; truncated: boolean }> {
+  if (!body) return { text: '', truncated: false };
   const chunks: Uint8Array[] = [];
   let total = 0;
   let truncated = false;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      total += value.length;
-      if (total > maxBytes) {
-        truncated = true;
-        break;
-      }
+  for await (const value of body) {
+    chunks.push(value);
+    total += value.length;
+    if (total > maxBytes) {
+      truncated = true;
+      break;
     }
-  } finally {
-    await reader.cancel().catch(() => undefined);
   }
   const text = Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8');
   return { text, truncated };

@@ -14,6 +14,7 @@ import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { ChatStreamResponse, ChatStreamTransport, ChatTransportSettings } from './chat-stream.js';
+import { readBodyHead } from '../openai-diagnostics.js';
 import { retryDelayMs, shouldRetry } from './retry-policy.js';
 
 type Errors = typeof OpenAIErrorModule;
@@ -73,7 +74,7 @@ export function httpChatStream(settings: ChatTransportSettings): ChatStreamTrans
         continue;
       }
       // The package reads an error body whole; a misbehaving server's is cut at 1 MiB here.
-      const text = await readHead(decoded(res), MAX_ERROR_BODY_BYTES).then(
+      const text = await readBodyHead(decoded(res) as AsyncIterable<Buffer>, MAX_ERROR_BODY_BYTES).then(
         (head) => head.text,
         (error: unknown) => (error instanceof Error ? error.message : String(error)),
       );
@@ -116,7 +117,7 @@ function answer(res: IncomingMessage, signal: AbortSignal): ChatStreamResponse {
   return {
     contentType: single(res.headers['content-type']) ?? '',
     chunks: sseChunks(res, body, signal),
-    readBody: (maxBytes) => readHead(body, maxBytes),
+    readBody: (maxBytes) => readBodyHead(body as AsyncIterable<Buffer>, maxBytes),
   };
 }
 
@@ -171,22 +172,6 @@ async function* sseChunks(res: IncomingMessage, body: Readable, signal: AbortSig
     // and its connection must not be reused mid-answer.
     if (!ended || signal.aborted) res.destroy();
   }
-}
-
-async function readHead(body: Readable, maxBytes: number): Promise<{ text: string; truncated: boolean }> {
-  const parts: Buffer[] = [];
-  let total = 0;
-  let truncated = false;
-  for await (const part of body as AsyncIterable<Buffer>) {
-    parts.push(part);
-    total += part.length;
-    if (total > maxBytes) {
-      truncated = true;
-      break;
-    }
-  }
-  body.destroy();
-  return { text: Buffer.concat(parts).subarray(0, maxBytes).toString('utf8'), truncated };
 }
 
 function headersOf(res: IncomingMessage): Headers {

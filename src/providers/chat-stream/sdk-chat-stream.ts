@@ -31,7 +31,7 @@ export async function sdkChatStream(settings: ChatTransportSettings): Promise<Ch
       return {
         contentType: response.headers.get('content-type') ?? '',
         chunks: stream,
-        readBody: (maxBytes) => readBodyHead(response, maxBytes),
+        readBody: (maxBytes) => readBodyHead(response.body, maxBytes),
       };
     },
   };
